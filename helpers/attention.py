@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "softmax",
-    "scaled_dot_product_attention",
     "causal_mask",
-    "multi_head_attention",
     "cross_attention",
+    "multi_head_attention",
+    "scaled_dot_product_attention",
+    "softmax",
 ]
 
 
@@ -53,6 +53,13 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     Shape and dtype (float32 or float64) of ``x`` are kept.
     """
     z = np.array(_as_float(x, "x"), copy=True)
+    if z.ndim == 0:
+        raise ValueError("softmax needs an array with at least one axis, got a scalar")
+    return _softmax_inplace(z, axis)
+
+
+def _softmax_inplace(z: np.ndarray, axis: int) -> np.ndarray:
+    """Softmax of the floating array ``z`` along ``axis``, overwriting ``z``."""
     if z.size == 0:
         return z
     m = np.max(z, axis=axis, keepdims=True)
@@ -60,9 +67,15 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     # -inf - (-inf) = NaN never happens.
     m[~np.isfinite(m)] = 0
     z -= m
-    np.exp(z, out=z)
+    # exp of a very negative score underflows to 0: that is the intended
+    # weight, so the underflow is not reported even under errstate("raise").
+    with np.errstate(under="ignore"):
+        np.exp(z, out=z)
     total = np.sum(z, axis=axis, keepdims=True)
-    np.divide(z, total, out=z, where=total > 0)
+    # Multiply by 1/total (cheaper than dividing every entry). A slice that
+    # was entirely -inf is all zeros and has total 0: it keeps factor 0.
+    np.reciprocal(total, out=total, where=total > 0)
+    z *= total
     return z
 
 
@@ -153,8 +166,11 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
     scores *= scale
     if mask is not None:
         mask = _check_mask(mask, batch + (Q.shape[-2], K.shape[-2]))
-        scores = np.where(mask, scores, -np.inf).astype(scores.dtype, copy=False)
-    weights = softmax(scores, axis=-1)
+        full = np.broadcast_shapes(mask.shape, scores.shape)
+        if full != scores.shape:  # the mask adds batch dimensions
+            scores = np.array(np.broadcast_to(scores, full))
+        np.copyto(scores, -np.inf, where=~mask)  # in place: no extra n x n copy
+    weights = _softmax_inplace(scores, axis=-1)
     output = weights @ V
     return output, weights
 

@@ -1,0 +1,260 @@
+"""Fixtures for the real-browser test: one JupyterLab server and one Chromium.
+
+The server is started the way ``make lab`` starts it, but headless: on
+127.0.0.1, on a free port, with a random token, in a temporary copy of the
+repository (Run All dirties notebooks, so the real ones are never touched).
+Chromium is Debian's package driven by Playwright; ``playwright install`` is
+never used.
+
+Environment:
+- ``CI=true``: the test must run; a missing Chromium or Playwright fails it.
+- ``ATTN_CHROMIUM``: Chromium executable (default /usr/bin/chromium).
+- ``ATTN_BROWSER_NOTEBOOKS``: folder of notebooks to test instead of notebooks/.
+- ``ATTN_BROWSER_TIMEOUT``: seconds allowed for one notebook's Run All (300).
+"""
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "build" / "screenshots"
+CHROMIUM = Path(os.environ.get("ATTN_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+# What the repository copy needs besides notebooks/ (helpers are imported from
+# it by the setup cell; data/ is read by helpers).
+LINKED = ("helpers", "data", "pyproject.toml", "README.md")
+
+
+def in_ci():
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def notebook_dir():
+    return Path(os.environ.get("ATTN_BROWSER_NOTEBOOKS", REPO / "notebooks"))
+
+
+def notebook_paths():
+    return sorted(notebook_dir().glob("*.ipynb"))
+
+
+def unavailable(reason):
+    """Skip with a one-line reason, except in CI where the test must run."""
+    if in_ci():
+        pytest.fail(f"browser test cannot run in CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "browser: real-browser test (JupyterLab + Chromium), slow"
+    )
+
+
+def pytest_generate_tests(metafunc):
+    """One test per notebook (notebooks/*.ipynb, or ATTN_BROWSER_NOTEBOOKS)."""
+    if "notebook" in metafunc.fixturenames:
+        paths = notebook_paths()
+        metafunc.parametrize("notebook", paths, ids=[p.stem for p in paths])
+
+
+@pytest.fixture(scope="session")
+def chromium_path():
+    if not CHROMIUM.exists():
+        unavailable(
+            f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium, as root)"
+        )
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        unavailable("the playwright pip package is not installed")
+    return str(CHROMIUM)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LabServer:
+    """A running JupyterLab: its base URL, token and a tiny REST client."""
+
+    def __init__(self, root, log_path):
+        self.root = root
+        self.log_path = log_path
+        self.port = free_port()
+        self.token = secrets.token_hex(16)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+
+    def request(self, method, path, body=None, timeout=30):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.base + path,
+            data=data,
+            method=method,
+            headers={
+                "Authorization": f"token {self.token}",
+                "Content-Type": "application/json",
+            },
+        )
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            text = resp.read().decode()
+        return json.loads(text) if text else None
+
+    def log_tail(self, n=40):
+        try:
+            lines = self.log_path.read_text(errors="replace").splitlines()
+        except OSError:
+            return ""
+        return "\n".join(lines[-n:])
+
+    def start(self, env):
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.root}",
+            "--ServerApp.terminals_enabled=False",
+            # window.jupyterapp, as JupyterLab's own Playwright tests (Galata) use
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI runs as root
+            cmd.append("--allow-root")
+        log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            cmd, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+        log.close()
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"JupyterLab exited with {self.proc.returncode}:\n"
+                    + self.log_tail()
+                )
+            try:
+                self.request("GET", "/api/status", timeout=5)
+                return
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("JupyterLab did not answer within 90 s:\n" + self.log_tail())
+
+    def stop(self):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()  # JupyterLab shuts its kernels down on SIGTERM
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+def make_repo_copy(tmp):
+    """A throwaway repository: notebooks/ copied, helpers/ and data/ linked."""
+    root = tmp / "repo"
+    root.mkdir()
+    for name in LINKED:
+        if (REPO / name).exists():
+            (root / name).symlink_to(REPO / name)
+    (root / "notebooks").mkdir()
+    for path in notebook_paths():
+        shutil.copy2(path, root / "notebooks" / path.name)
+    src = notebook_dir()
+    for extra in src.iterdir():  # images or data a notebook may read beside it
+        if extra.suffix != ".ipynb" and not extra.name.startswith("."):
+            dest = root / "notebooks" / extra.name
+            if extra.is_dir():
+                shutil.copytree(extra, dest)
+            else:
+                shutil.copy2(extra, dest)
+    return root
+
+
+def lab_env(tmp):
+    settings = tmp / "lab-settings"
+    notification = settings / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    for sub in ("lab-workspaces", "runtime", "config", "ipython"):
+        (tmp / sub).mkdir()
+    env = dict(os.environ)
+    env.update(
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "lab-workspaces"),
+        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+        JUPYTER_CONFIG_DIR=str(tmp / "config"),
+        IPYTHONDIR=str(tmp / "ipython"),
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+    )
+    env.pop("MPLBACKEND", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def lab_server(chromium_path, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lab")
+    server = LabServer(make_repo_copy(tmp), tmp / "jupyterlab.log")
+    problem = None
+    try:
+        server.start(lab_env(tmp))
+    except RuntimeError as exc:
+        problem = str(exc)
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        chromium = pw.chromium.launch(
+            executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True
+        )
+    except Exception as exc:  # a broken Chromium install
+        pw.stop()
+        unavailable(f"Chromium at {chromium_path} did not start: {exc}")
+    yield chromium
+    chromium.close()
+    pw.stop()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

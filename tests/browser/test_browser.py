@@ -1,0 +1,305 @@
+"""Every notebook, opened in JupyterLab in a real Chromium: Run All, no error,
+and at least one explorer whose picture changes when its input changes.
+
+Screenshots go to build/screenshots/. See conftest.py for the server, the
+browser and the environment variables (CI=true makes a missing Chromium fail).
+"""
+
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+RUN_TIMEOUT = 300  # seconds for one notebook's Run All; ATTN_BROWSER_TIMEOUT
+CHANGE_TIMEOUT = 15  # seconds for a picture to follow an input
+SENTENCES = (
+    "the river bank was muddy where the small mole dug",
+    "a fluffy blue creature roamed the verdant forest",
+)
+XSS = (
+    '<img src=x onerror="window.__attnXss=1"></div><script>window.__attnXss=2</script>'
+)
+
+# Wait until JupyterLab shows the notebook and its kernel is connected; hook
+# the kernel's iopub channel so errors raised in widget callbacks (which land
+# in no cell) are recorded.
+JS_READY = """async (name) => {
+  const app = window.jupyterapp;
+  if (!app || !app.shell) return false;
+  const panel = app.shell.currentWidget;
+  if (!panel || !panel.context || !panel.context.path.endsWith(name)) return false;
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  if (!kernel || kernel.connectionStatus !== 'connected') return false;
+  if (!window.__attnHooked) {
+    window.__attnHooked = true;
+    window.__attnKernelErrors = [];
+    window.__attnIdle = 0;
+    kernel.iopubMessage.connect((_, msg) => {
+      const t = msg.header.msg_type, c = msg.content;
+      if (t === 'error') window.__attnKernelErrors.push(c.ename + ': ' + c.evalue);
+      if (t === 'stream' && c.name === 'stderr' && /Traceback|Error\\b/.test(c.text))
+        window.__attnKernelErrors.push(c.text.slice(-500));
+      if (t === 'status' && c.execution_state === 'idle') window.__attnIdle += 1;
+    });
+  }
+  return kernel.status === 'idle';
+}"""
+
+# State of the run: code cells not yet executed, error outputs, kernel status.
+JS_STATE = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const out = {pending: 0, code: 0, errors: [], status: null};
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  out.status = kernel ? kernel.status : 'no kernel';
+  for (const cell of panel.content.widgets) {
+    const model = cell.model;
+    if (model.type !== 'code') continue;
+    if (model.sharedModel.getSource().trim() === '') continue;
+    out.code += 1;
+    if (model.executionCount === null || model.executionState === 'running')
+      out.pending += 1;
+    for (let i = 0; i < model.outputs.length; i++) {
+      const o = model.outputs.get(i).toJSON();
+      if (o.output_type === 'error')
+        out.errors.push(`cell ${out.code}: ${o.ename}: ${o.evalue}`);
+      if (o.output_type === 'stream' && o.name === 'stderr') {
+        const text = Array.isArray(o.text) ? o.text.join('') : o.text;
+        if (/Traceback|^\\w*Error\\b/m.test(text))
+          out.errors.push(`cell ${out.code} (stderr): ${text.slice(-300)}`);
+      }
+    }
+  }
+  return out;
+}"""
+
+# Errors visible on the page: tracebacks, widgets that failed to render.
+JS_DOM_ERRORS = """() => {
+  const found = [];
+  const sel = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]';
+  for (const el of document.querySelectorAll(sel + ', .jp-RenderedText'))
+    if (/Traceback|^\\w*Error\\b/m.test(el.textContent))
+      found.push(el.textContent.trim().slice(0, 300));
+  for (const el of document.querySelectorAll('.widget-error, .jupyter-widgets'))
+    if (/Error displaying widget|Error rendering|model not found/.test(el.textContent))
+      found.push('widget: ' + el.textContent.trim().slice(0, 200));
+  return [...new Set(found)];
+}"""
+
+# What the picture shows now: the image bytes (fetched from its blob/data URL)
+# hashed, or the element's HTML when it is not an <img>.
+JS_PICTURE = """async (el) => {
+  const img = el.tagName === 'IMG' ? el : el.querySelector('img');
+  const hash = (bytes) => {
+    let h = 2166136261;
+    for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 16777619);
+    return (h >>> 0).toString(16) + ':' + bytes.length;
+  };
+  if (!img) return {src: null, loaded: true, hash: hash(
+    new TextEncoder().encode(el.innerHTML))};
+  let digest = null;
+  try {
+    const buf = await (await fetch(img.src)).arrayBuffer();
+    digest = hash(new Uint8Array(buf));
+  } catch (e) { digest = 'unfetchable:' + img.src; }
+  return {src: img.src, loaded: img.complete && img.naturalWidth > 0, hash: digest};
+}"""
+
+
+def run_timeout():
+    import os
+
+    return float(os.environ.get("ATTN_BROWSER_TIMEOUT", RUN_TIMEOUT))
+
+
+def wait_for(predicate, timeout, interval=0.25):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(interval)
+
+
+def wait_idle(page, since, timeout=CHANGE_TIMEOUT):
+    """Wait until the kernel went idle after message count ``since``."""
+    wait_for(
+        lambda: page.evaluate(
+            "(n) => window.__attnIdle > n && window.jupyterapp.shell.currentWidget"
+            ".sessionContext.session.kernel.status === 'idle'",
+            since,
+        ),
+        timeout,
+    )
+
+
+def picture_state(picture):
+    state = picture.evaluate(JS_PICTURE)
+    state["png"] = picture.screenshot()
+    return state
+
+
+def changed(before, after):
+    return before["hash"] != after["hash"] or before["png"] != after["png"]
+
+
+def change_input(page, explorer):
+    """Change the explorer's main input; return a description, or None."""
+    box = explorer.locator(".attn-sentence input, input.attn-sentence").first
+    if box.count():
+        current = box.input_value()
+        new = SENTENCES[0] if current.strip() != SENTENCES[0] else SENTENCES[1]
+        box.fill(new)
+        box.press("Enter")
+        return f"typed {new!r} into .attn-sentence"
+    handle = explorer.locator(".noUi-handle, .ui-slider-handle").first
+    if handle.count():
+        handle.focus()
+        handle.press("ArrowRight")
+        return "moved a slider right"
+    select = explorer.locator("select").first
+    if select.count():
+        values = select.evaluate("s => [...s.options].map(o => o.value)")
+        other = [v for v in values if v != select.input_value()]
+        if other:
+            select.select_option(other[0])
+            return f"chose {other[0]!r} in a dropdown"
+    return None
+
+
+def check_explorer(page, explorer, shot_prefix):
+    """Drive one explorer; return (description, failure or None)."""
+    picture = explorer.locator(".attn-picture").first
+    if not picture.count():
+        return "no .attn-picture", None
+    explorer.scroll_into_view_if_needed()
+    if not wait_for(lambda: picture.evaluate(JS_PICTURE)["loaded"], CHANGE_TIMEOUT):
+        return "picture", "its .attn-picture never showed an image"
+    before = picture_state(picture)
+    explorer.screenshot(path=f"{shot_prefix}-before.png")
+    idle = page.evaluate("window.__attnIdle")
+    action = change_input(page, explorer)
+    if action is None:
+        return "no input", None
+    wait_idle(page, idle)
+    after = wait_for(
+        lambda: (lambda s: s if changed(before, s) else None)(picture_state(picture)),
+        CHANGE_TIMEOUT,
+    )
+    if after is None:
+        return action, f"picture did not change in {CHANGE_TIMEOUT} s after: {action}"
+    # Let a debounced update settle, then keep the final picture.
+    wait_for(lambda: not changed(after, picture_state(picture)), 2, interval=0.5)
+    explorer.screenshot(path=f"{shot_prefix}-after.png")
+    return action, None
+
+
+def check_escaping(page, explorer):
+    """Type HTML/script into the sentence box: nothing of it may execute."""
+    box = explorer.locator(".attn-sentence input, input.attn-sentence").first
+    if not box.count():
+        return None
+    idle = page.evaluate("window.__attnIdle")
+    box.fill(XSS)
+    box.press("Enter")
+    wait_idle(page, idle)
+    time.sleep(0.5)
+    injected = explorer.evaluate(
+        "el => [...el.querySelectorAll('img[src=\"x\"], script')].length"
+    )
+    fired = page.evaluate("window.__attnXss")
+    if injected or fired:
+        return f"typed HTML was rendered as HTML (elements {injected}, ran {fired})"
+    return None
+
+
+def test_notebook_in_browser(notebook, lab_server, browser, screenshot_dir):
+    name = notebook.name
+    path = f"notebooks/{name}"
+    # Create the kernel session first: a page opened without one reports its
+    # kernel idle before the kernel exists.
+    session = lab_server.request(
+        "POST",
+        "/api/sessions",
+        {"path": path, "name": name, "type": "notebook", "kernel": {"name": "python3"}},
+    )
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page_errors = []
+    page.on("pageerror", lambda exc: page_errors.append(str(exc)))
+    shot = screenshot_dir / notebook.stem
+    started = time.monotonic()
+    timings = {}
+    try:
+        page.goto(f"{lab_server.base}/lab/tree/{path}?reset&token={lab_server.token}")
+        ready = wait_for(lambda: page.evaluate(JS_READY, name), 60, interval=0.5)
+        assert ready, f"JupyterLab did not open {name} with an idle kernel in 60 s"
+        timings["open"] = time.monotonic() - started
+
+        page.evaluate(
+            "async () => { const c = window.jupyterapp.commands;"
+            " await c.execute('notebook:clear-all-cell-outputs');"
+            " window.__attnKernelErrors = [];"
+            " c.execute('notebook:run-all-cells'); }"
+        )
+        deadline = time.monotonic() + run_timeout()
+        quiet = 0
+        while True:
+            state = page.evaluate(JS_STATE)
+            assert not state["errors"], f"{name}: error output: {state['errors']}"
+            done = state["pending"] == 0 and state["status"] == "idle"
+            quiet = quiet + 1 if done else 0
+            if quiet >= 2:
+                break
+            assert time.monotonic() < deadline, (
+                f"{name}: Run All not finished after {run_timeout():.0f} s "
+                f"({state['pending']} of {state['code']} code cells pending, "
+                f"kernel {state['status']})"
+            )
+            time.sleep(0.5)
+        timings["run all"] = time.monotonic() - started - timings["open"]
+        page.screenshot(path=f"{shot}-run-all.png")
+        dom_errors = page.evaluate(JS_DOM_ERRORS)
+        assert not dom_errors, f"{name}: errors shown on the page: {dom_errors}"
+        kernel_errors = page.evaluate("window.__attnKernelErrors")
+        assert not kernel_errors, f"{name}: kernel errors: {kernel_errors}"
+
+        explorers = page.locator(".attn-explorer")
+        count = explorers.count()
+        assert count, f"{name}: no .attn-explorer on the page (every lesson has one)"
+        driven, failures = [], []
+        for i in range(count):
+            prefix = f"{shot}-explorer{i}"
+            action, failure = check_explorer(page, explorers.nth(i), prefix)
+            if failure:
+                failures.append(f"explorer {i}: {failure}")
+            elif action.startswith(("typed", "moved", "chose")):
+                driven.append(i)
+        if failures:
+            failures += page.evaluate("window.__attnKernelErrors")
+        assert not failures, f"{name}: {failures}"
+        assert driven, f"{name}: no explorer with a picture and an input to change"
+
+        xss = check_escaping(page, explorers.nth(driven[0]))
+        assert xss is None, f"{name}: {xss}"
+        kernel_errors = page.evaluate("window.__attnKernelErrors")
+        assert not kernel_errors, f"{name}: errors in widget callbacks: {kernel_errors}"
+        timings["explorers"] = time.monotonic() - started - sum(timings.values())
+        print(
+            f"{name}: {len(driven)} of {count} explorers driven; "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        )
+    except Exception:
+        try:
+            page.screenshot(path=f"{shot}-failure.png")
+        except Exception:
+            pass
+        raise
+    finally:
+        context.close()
+        try:
+            lab_server.request("DELETE", f"/api/sessions/{session['id']}")
+        except OSError:
+            pass

@@ -1,0 +1,315 @@
+"""Tests of helpers/lexicon.py and data/lexicon.csv (the toy world)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import lexicon as lx
+from helpers.lexicon import (
+    D_MODEL,
+    FEATURES,
+    N_POS_DIMS,
+    LexiconError,
+    add_word,
+    cosine,
+    embed,
+    feature_names,
+    load_lexicon,
+    lookup,
+    nearest_words,
+    positional_encoding,
+    tokenize,
+)
+
+DATA = Path(__file__).parent / "data"
+
+# Every sentence of CURRICULUM.md (written out here, not imported from
+# helpers.heads, so that this file checks the data on its own).
+CURRICULUM = [
+    "American shrew mole",
+    "one mole of carbon dioxide",
+    "take a biopsy of the mole",
+    "I swam across the river to get to the other bank",
+    "I drove across the road to get to the other bank",
+    "river bank flows",
+    "a fluffy blue creature roamed the verdant forest",
+    "Therefore, the murderer was",
+    "the black cat sleeps on the mat",
+    "le chat noir dort sur le tapis",
+]
+
+HEADER = "word,language,pos,fields,gloss\n"
+
+
+def col(name):
+    return FEATURES.index(name)
+
+
+# --------------------------------------------------------------------------
+# the table
+# --------------------------------------------------------------------------
+def test_feature_dimensions_are_readable():
+    assert 25 <= len(FEATURES) <= 40
+    assert len(set(FEATURES)) == len(FEATURES)
+    for name in ("noun", "verb", "adjective", "animal", "colour", "texture",
+                 "water", "money", "chemistry", "body", "person", "crime",
+                 "place", "motion", "size", "french", "unknown", "ambiguous"):
+        assert name in FEATURES
+    assert D_MODEL == len(FEATURES) + N_POS_DIMS
+    names = feature_names()
+    assert len(names) == D_MODEL
+    assert names[: len(FEATURES)] == list(FEATURES)
+    assert names[len(FEATURES)] == "pos_0"
+
+
+def test_lexicon_size_and_languages():
+    lex = load_lexicon()
+    english = [w for w in lex.words if lex.info(w)["language"] == "en"]
+    french = [w for w in lex.words if lex.info(w)["language"] == "fr"]
+    assert len(english) >= 400, len(english)
+    assert set(tokenize(CURRICULUM[-1])) <= set(french)
+    assert lex.vectors.shape == (len(lex.words), len(FEATURES))
+
+
+def test_every_word_has_exactly_one_part_of_speech():
+    lex = load_lexicon()
+    pos_block = lex.vectors[:, : len(lx.POS_TAGS)]
+    assert np.all(pos_block.sum(axis=1) == 1)
+    assert np.all(lex.vectors[:, col("unknown")] == 0)
+    is_fr = np.array([lex.info(w)["language"] == "fr" for w in lex.words])
+    assert np.array_equal(lex.vectors[:, col("french")] == 1, is_fr)
+
+
+@pytest.mark.parametrize("sentence", CURRICULUM)
+def test_curriculum_sentences_are_fully_covered(sentence):
+    emb = embed(sentence)
+    assert emb.unknown == [], f"{sentence!r}: unknown {emb.unknown}"
+    assert emb.E.shape == (len(emb.tokens), D_MODEL)
+
+
+def test_ambiguous_words_mix_their_senses():
+    lex = load_lexicon()
+    bank = lex.vector("bank")
+    assert bank[col("ambiguous")] > 0
+    assert bank[col("water")] > 0 and bank[col("money")] > 0
+    mole = lex.vector("mole")
+    assert mole[col("animal")] > 0 and mole[col("chemistry")] > 0
+    assert mole[col("body")] > 0
+    # lesson 1: the same vector whatever the sentence
+    e1 = embed(CURRICULUM[3], positions=False)
+    e2 = embed(CURRICULUM[4], positions=False)
+    assert np.array_equal(e1.E[-1], e2.E[-1])
+
+
+def test_vector_is_built_from_the_features():
+    lex = load_lexicon()
+    v = lex.vector("fluffy")
+    assert v[col("adjective")] == 1 and v[col("texture")] == 1
+    assert v.sum() == 2
+    info = lex.info("bank")
+    assert info["pos"] == "noun" and info["fields"]["water"] == 0.5
+    assert lex.info("chat")["gloss"] == "cat"
+
+
+# --------------------------------------------------------------------------
+# tokens and lookup
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("Therefore, the murderer was", ["therefore", "the", "murderer", "was"]),
+        ("Hello!!! ...   World?", ["hello", "world"]),
+        ("Don't stop", ["don't", "stop"]),
+        ("It\u2019s Anna's dog", ["it", "'s", "anna", "'s", "dog"]),
+        ("ten o'clock", ["ten", "o'clock"]),
+        ("ice-cream (sweet)", ["ice", "cream", "sweet"]),
+        ("I paid 3.5 or 1,000 or 42", ["i", "paid", "3.5", "or", "1,000", "or",
+                                       "42"]),
+        ("cats \U0001F408 and \u732b $", ["cats", "\U0001F408", "and", "\u732b",
+                                           "$"]),
+        ("", []),
+        ("  ,.;!  ", []),
+    ],
+)
+def test_tokenize_rules(text, tokens):
+    assert tokenize(text) == tokens
+
+
+def test_unknown_words_get_the_fallback_and_are_reported():
+    vectors, unknown = lookup(["the", "zorblax", "cat", "zorblax", "\U0001F408"])
+    assert vectors.shape == (5, len(FEATURES))
+    fallback = np.zeros(len(FEATURES))
+    fallback[col("unknown")] = 1.0
+    assert np.array_equal(vectors[1], fallback)
+    assert np.array_equal(vectors[3], fallback)
+    assert np.array_equal(vectors[4], fallback)
+    assert unknown == ["zorblax", "\U0001F408"]  # each once, in order
+    emb = embed("The zorblax sat.")
+    assert emb.tokens == ["the", "zorblax", "sat"]  # kept, not dropped
+    assert emb.unknown == ["zorblax"]
+
+
+def test_digits_are_known_numbers():
+    vectors, unknown = lookup(["42", "3.5"])
+    assert unknown == []
+    assert np.all(vectors[:, col("number")] == 1)
+    assert "2024" in load_lexicon()
+
+
+# --------------------------------------------------------------------------
+# positions
+# --------------------------------------------------------------------------
+def test_positional_encoding_hand_values():
+    P = positional_encoding(3)
+    assert P.shape == (3, N_POS_DIMS)
+    # position 0: every sine 0, every cosine 0.5
+    assert np.allclose(P[0, 0::2], 0) and np.allclose(P[0, 1::2], 0.5)
+    # position 1, period 4: a quarter turn -> sin = 0.5, cos = 0
+    assert np.allclose(P[1, :2], [0.5, 0.0])
+    # position 2, period 4: half a turn -> sin = 0, cos = -0.5
+    assert np.allclose(P[2, :2], [0.0, -0.5])
+
+
+def test_position_dot_product_depends_only_on_distance():
+    P = positional_encoding(40)
+    G = P @ P.T
+    assert np.allclose(G[3, 7], G[20, 24])
+    assert np.allclose(G[5, 2], G[30, 27])
+    assert np.allclose(np.diag(G), (lx.POS_AMPLITUDE**2) * len(lx.POS_PERIODS))
+
+
+def test_positions_can_be_switched_off():
+    on = embed("the black cat")
+    off = embed("the black cat", positions=False)
+    nf = len(FEATURES)
+    assert np.array_equal(on.E[:, :nf], off.E[:, :nf])
+    assert np.all(off.E[:, nf:] == 0)
+    assert np.allclose(on.E[:, nf:], positional_encoding(3))
+
+
+# --------------------------------------------------------------------------
+# similarity and adding words
+# --------------------------------------------------------------------------
+def test_cosine_hand_values():
+    assert cosine([1, 0], [0, 1]) == 0.0
+    assert cosine([1, 1], [2, 2]) == pytest.approx(1.0)
+    assert cosine([1, 0], [1, 1]) == pytest.approx(1 / np.sqrt(2))
+    assert cosine([0, 0], [1, 1]) == 0.0
+
+
+def test_nearest_words():
+    lex = load_lexicon()
+    near = nearest_words(lex.vector("cat"), k=5, exclude=("cat",))
+    assert len(near) == 5
+    assert "cat" not in [w for w, _ in near]
+    assert near[0][1] == pytest.approx(1.0)  # "cats", "dog": noun + animal
+    assert all(lex.info(w)["fields"].get("animal") for w, _ in near)
+    # a D_MODEL row works too (positions ignored)
+    word, cos = nearest_words(embed("cat").E[0], k=1)[0]
+    assert cos == pytest.approx(1.0)
+    assert np.array_equal(lex.vector(word), lex.vector("cat"))
+
+
+def test_add_word_in_memory():
+    lex = load_lexicon(lx.DEFAULT_PATH)  # a private copy, not the shared one
+    assert "capybara" not in lex
+    v = add_word("Capybara", "noun", "animal;water:0.5", lexicon=lex)
+    assert v[col("noun")] == 1 and v[col("animal")] == 1
+    assert v[col("water")] == 0.5
+    emb = embed("the capybara swims", lexicon=lex)
+    assert emb.unknown == []
+    assert np.array_equal(emb.E[1, : len(FEATURES)], v)
+    assert "capybara" not in load_lexicon()  # the shared table is untouched
+    with pytest.raises(LexiconError, match="already"):
+        add_word("capybara", "noun", ["animal"], lexicon=lex)
+    v2 = add_word("capybara", "noun", {"animal": 1.0}, lexicon=lex,
+                  replace=True)
+    assert v2[col("water")] == 0
+    with pytest.raises(LexiconError, match="part of speech"):
+        add_word("zorb", "thing", [], lexicon=lex)
+    with pytest.raises(LexiconError, match="unknown field"):
+        add_word("zorb", "noun", ["magic"], lexicon=lex)
+    with pytest.raises(LexiconError, match="not a single token"):
+        add_word("ice cream", "noun", ["food"], lexicon=lex)
+
+
+# --------------------------------------------------------------------------
+# broken files
+# --------------------------------------------------------------------------
+def write(tmp_path, text):
+    path = tmp_path / "lex.csv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_missing_file_names_the_file(tmp_path):
+    path = tmp_path / "nope.csv"
+    with pytest.raises(LexiconError, match="not found") as err:
+        load_lexicon(path)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("", "empty"),
+        ("word,language,fields\ncat,en,animal\n", "pos"),
+        (HEADER + "cat,en,thing,animal,\n", "part of speech"),
+        (HEADER + "cat,en,noun,magic,\n", "unknown field 'magic'"),
+        (HEADER + "cat,en,noun,animal:2,\n", "weight"),
+        (HEADER + "cat,en,noun,animal:lots,\n", "not a number"),
+        (HEADER + "cat,en,noun,animal,\ndog,en,noun,animal,\ncat,en,noun,,\n",
+         "duplicate word 'cat'"),
+        (HEADER + "cat,de,noun,animal,\n", "language"),
+        (HEADER + "Cat,en,noun,animal,\n", "lowercase"),
+        (HEADER + "ice cream,en,noun,food,\n", "not one token"),
+        (HEADER + "cat,en,noun\n", "expected 5 values"),
+        (HEADER + ",en,noun,,\n", "empty word"),
+        (HEADER, "no words"),
+    ],
+)
+def test_corrupt_file_errors_name_file_and_problem(tmp_path, text, problem):
+    path = write(tmp_path, text)
+    with pytest.raises(LexiconError) as err:
+        load_lexicon(path)
+    message = str(err.value)
+    assert str(path) in message
+    assert problem in message
+
+
+def test_error_names_the_line(tmp_path):
+    path = write(tmp_path, "# a comment\n" + HEADER + "\ncat,en,noun,animal,\n"
+                 "dog,en,nuon,animal,\n")
+    with pytest.raises(LexiconError, match="line 5"):
+        load_lexicon(path)
+
+
+def test_small_valid_file(tmp_path):
+    path = write(tmp_path, "# comment\n" + HEADER
+                 + 'cat,en,noun,animal,"a pet, small"\nsoft,en,adjective,'
+                 "texture:0.5,\n")
+    lex = load_lexicon(path)
+    assert lex.words == ["cat", "soft"]
+    assert lex.info("cat")["gloss"] == "a pet, small"
+    assert lex.vector("soft")[col("texture")] == 0.5
+
+
+# --------------------------------------------------------------------------
+# coverage of everyday sentences
+# --------------------------------------------------------------------------
+def test_everyday_sentences_coverage():
+    lines = (DATA / "everyday_sentences.txt").read_text(encoding="utf-8")
+    sentences = [s for s in lines.splitlines() if s.strip()]
+    assert len(sentences) >= 50
+    lex = load_lexicon()
+    tokens = [t for s in sentences for t in tokenize(s)]
+    unknown = [t for t in tokens if t not in lex]
+    coverage = 1 - len(unknown) / len(tokens)
+    figure = (
+        f"lexicon coverage of {len(sentences)} everyday sentences: "
+        f"{coverage:.1%} of {len(tokens)} word tokens "
+        f"(unknown: {sorted(set(unknown))})"
+    )
+    print(figure)
+    assert coverage >= 0.85, figure
