@@ -22,13 +22,18 @@ help:
 
 # Python >= 3.10 check, then the virtual environment itself.
 $(VPY):
-	@command -v $(PYTHON) >/dev/null 2>&1 || { \
-	  echo "ERROR: '$(PYTHON)' was not found. Install Python 3.10 or newer, or run"; \
-	  echo "       make PYTHON=/path/to/python3.11 ..."; exit 1; }
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
+	@version=$$($(PYTHON) -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null); \
+	if [ -z "$$version" ]; then \
+	  echo "ERROR: could not run '$(PYTHON)'. Install Python 3.10 or newer, or tell"; \
+	  echo "       make where it is: make PYTHON=/path/to/python3 $(or $(MAKECMDGOALS),lab)"; \
+	  exit 1; \
+	fi; \
+	if ! $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then \
 	  echo "ERROR: these notebooks need Python 3.10 or newer, but '$(PYTHON)' is"; \
-	  echo "       $$($(PYTHON) --version 2>&1). Install a newer Python and run e.g."; \
-	  echo "       make PYTHON=python3.11 $(MAKECMDGOALS)"; exit 1; }
+	  echo "       Python $$version. Install a newer Python and run, for example,"; \
+	  echo "       make PYTHON=python3.12 $(or $(MAKECMDGOALS),lab)"; \
+	  exit 1; \
+	fi
 	$(PYTHON) -m venv $(VENV)
 
 # Install (again) only when the dependency files changed.

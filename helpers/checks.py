@@ -683,12 +683,13 @@ def check_update(fn, name):
     """Check ``fn(E, A, V) -> E + A @ V``."""
     rng = np.random.default_rng(_SEED)
     cases = []
-    for n, d in ((3, 5), (4, 2)):
+    for n, d in ((3, 3), (3, 5), (4, 2)):
         E = rng.standard_normal((n, d))
         A = softmax(rng.standard_normal((n, n)) * 2)
         V = rng.standard_normal((n, d))
         cases.append((E, A, V))
     for E, A, V in cases:
+        n, d = E.shape
         expected = E + A @ V
         result, _, after = _call(fn, name, E, A, V)
         for arg, before, now in zip(("E", "A", "V"), (E, A, V), after):
@@ -710,6 +711,8 @@ def check_update(fn, name):
                 "no_a": E + V,
                 "only_e": E,
                 "replace": A @ V + V,
+                "order": E + V @ A if n == d else None,
+                "elementwise": E + A * V if n == d else None,
             },
         )
         messages = {
@@ -722,6 +725,10 @@ def check_update(fn, name):
             "only_e": "You returned E unchanged: add A @ V.",
             "replace": "You added the weighted values to V instead of E: "
             "E' = E + A @ V.",
+            "order": "The product is in the wrong order: V @ A instead of A @ V. "
+            "Row i of A @ V mixes the value rows with query i's weights.",
+            "elementwise": "You multiplied A and V element by element (A * V); "
+            "the weighted sum is the matrix product A @ V.",
         }
         if found:
             raise _Fail(messages[found])

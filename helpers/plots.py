@@ -71,8 +71,9 @@ class AttentionFigure(Figure):
 
 
 def _figure_title(fig: Figure) -> str:
-    if fig._suptitle is not None and fig._suptitle.get_text():
-        return fig._suptitle.get_text()
+    suptitle = getattr(fig, "_suptitle", None)  # get_suptitle() needs mpl 3.8
+    if suptitle is not None and suptitle.get_text():
+        return suptitle.get_text()
     for ax in fig.axes:
         text = ax.get_title()
         if text:
@@ -90,7 +91,9 @@ def _new_figure(figsize) -> AttentionFigure:
 def _as_matrix(A, name: str = "A") -> np.ndarray:
     arr = np.asarray(A, dtype=float)
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows x columns); got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a 2-D array (rows x columns); got shape {arr.shape}"
+        )
     return arr
 
 
@@ -106,7 +109,9 @@ def _labels(labels, n: int, what: str, shape) -> list[str]:
 
 
 def _short(label: str) -> str:
-    return label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1] + "…"
+    return (
+        label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1] + "…"
+    )
 
 
 def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> None:
@@ -126,7 +131,9 @@ def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> 
     ax.tick_params(axis=axis, labelsize=fontsize, length=2)
 
 
-def _auto_size(n_rows: int, n_cols: int, extra_width: float = 1.8) -> tuple[float, float]:
+def _auto_size(
+    n_rows: int, n_cols: int, extra_width: float = 1.8
+) -> tuple[float, float]:
     width = min(14.0, max(4.0, 1.8 + extra_width + 0.42 * n_cols))
     height = min(11.0, max(3.0, 1.6 + 0.38 * n_rows))
     return width, height
@@ -137,7 +144,9 @@ def _empty_message(ax, text: str = "no tokens to show") -> None:
     ax.set_ylim(0, 1)
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.text(0.5, 0.5, text, ha="center", va="center", color="0.35", transform=ax.transAxes)
+    ax.text(
+        0.5, 0.5, text, ha="center", va="center", color="0.35", transform=ax.transAxes
+    )
 
 
 def _text_colour(rgba) -> str:
@@ -232,8 +241,9 @@ def heatmap(
         mappable = _scalar_mappable(norm, cmap)
     else:
         shown = np.ma.masked_invalid(data)
-        mappable = ax.imshow(shown, cmap=_cmap(cmap), norm=norm, aspect="auto",
-                             interpolation="nearest")
+        mappable = ax.imshow(
+            shown, cmap=_cmap(cmap), norm=norm, aspect="auto", interpolation="nearest"
+        )
         mappable.set_gid("heatmap-image")
         _token_ticks(ax, "x", x_labels)
         _token_ticks(ax, "y", y_labels)
@@ -294,9 +304,11 @@ def head_grid(
     if n_heads == 0 or n_layers == 0:
         raise ValueError(f"weights of shape {W.shape} contain no head to draw")
     q_labels = _labels(tokens, n_q, "tokens", W.shape[-2:])
-    k_labels = _labels(tokens, n_k, "tokens", W.shape[-2:]) if n_k == n_q else [
-        str(i) for i in range(n_k)
-    ]
+    k_labels = (
+        _labels(tokens, n_k, "tokens", W.shape[-2:])
+        if n_k == n_q
+        else [str(i) for i in range(n_k)]
+    )
     total = n_layers * n_heads
     if titles is None:
         titles = [
@@ -326,8 +338,11 @@ def head_grid(
                 _empty_message(ax)
                 continue
             image = ax.imshow(
-                np.ma.masked_invalid(W[layer, head]), cmap=_cmap(cmap), norm=norm,
-                aspect="auto", interpolation="nearest",
+                np.ma.masked_invalid(W[layer, head]),
+                cmap=_cmap(cmap),
+                norm=norm,
+                aspect="auto",
+                interpolation="nearest",
             )
             _token_ticks(ax, "x", k_labels, show=layer == n_layers - 1)
             _token_ticks(ax, "y", q_labels, show=head == 0)
@@ -358,10 +373,11 @@ def line_view(
 ) -> AttentionFigure:
     """Tokens in two columns, queries left and keys right, joined by lines.
 
-    A line from query ``i`` to key ``j`` is as opaque (and as dark) as
-    ``A[i, j]`` (and thicker). ``highlight`` (a query index or token) draws
-    that query's lines thicker in ``highlight_colour`` and fades the others. ``key_tokens`` labels the right
-    column when it differs from the left (cross-attention).
+    A line from query ``i`` to key ``j`` is as opaque as ``A[i, j]`` (and
+    thicker for larger weights). ``highlight`` (a query index or token) draws
+    that query's lines thicker in ``highlight_colour`` and fades the others.
+    ``key_tokens`` labels the right column when it differs from the left
+    (cross-attention).
     """
     A = _as_matrix(A)
     n_q, n_k = A.shape
@@ -397,13 +413,15 @@ def line_view(
                 rgba, width = (*base[:3], w), 1.0 + 3.0 * w
                 if highlight is not None:
                     if i == highlight:
-                        rgba, width = (*strong[:3], max(w, 0.1)), width + 1.5
+                        rgba, width = (*strong[:3], max(w, 0.1)), 2.0 + 3.0 * w
                     else:
-                        rgba = (*base[:3], 0.15 * w)
+                        rgba, width = (*base[:3], 0.15 * w), 1.0
                 segments.append([(0.0, i), (1.0, j)])
                 colours.append(rgba)
                 widths.append(width)
-        lines = LineCollection(segments, colors=colours, linewidths=widths, gid="attention-lines")
+        lines = LineCollection(
+            segments, colors=colours, linewidths=widths, gid="attention-lines"
+        )
         ax.add_collection(lines)
         ax.set_xlim(-0.05, 1.05)
         ax.set_ylim(n - 0.5, -0.5)
@@ -413,14 +431,20 @@ def line_view(
         right = ax.secondary_yaxis("right")
         _token_ticks(right, "y", k_labels)
         if highlight is not None:
-            ax.get_yticklabels()[highlight // max(1, int(np.ceil(n_q / MAX_TICK_LABELS)))
-                                 ].set_fontweight("bold")
+            ax.get_yticklabels()[
+                highlight // max(1, int(np.ceil(n_q / MAX_TICK_LABELS)))
+            ].set_fontweight("bold")
     ax.set_xticks([0, 1], [QUERY_LABEL, KEY_LABEL])
     ax.xaxis.tick_top()
     for side in ("top", "bottom"):
         ax.spines[side].set_visible(False)
-    fig.colorbar(_scalar_mappable(norm, opacity_map), ax=ax, shrink=0.8, pad=0.12,
-                 label="attention weight (line opacity)")
+    fig.colorbar(
+        _scalar_mappable(norm, opacity_map),
+        ax=ax,
+        shrink=0.8,
+        pad=0.12,
+        label="attention weight (line opacity)",
+    )
     return fig
 
 
@@ -466,16 +490,27 @@ def vector_view(
             _empty_message(ax, "no features to show")
         else:
             colour_map = colormaps[cmap] if isinstance(cmap, str) else cmap
-            ax.bar(np.arange(d), np.nan_to_num(V), color=colour_map(norm(V)),
-                   edgecolor="0.3", linewidth=0.5, gid="vector-bars")
+            ax.bar(
+                np.arange(d),
+                np.nan_to_num(V),
+                color=colour_map(norm(V)),
+                edgecolor="0.3",
+                linewidth=0.5,
+                gid="vector-bars",
+            )
             ax.axhline(0, color="0.3", linewidth=0.8)
             ax.set_xlim(-0.6, d - 0.4)
             _token_ticks(ax, "x", names)
         fig.colorbar(_scalar_mappable(norm, cmap), ax=ax, label=colorbar_label)
         return fig
     rows = _labels(labels, V.shape[0], "labels", V.shape)
-    fig = _new_figure(figsize or (min(14.0, 3.0 + 0.3 * max(d, 4)),
-                                  min(10.0, 2.2 + 0.45 * max(V.shape[0], 1))))
+    fig = _new_figure(
+        figsize
+        or (
+            min(14.0, 3.0 + 0.3 * max(d, 4)),
+            min(10.0, 2.2 + 0.45 * max(V.shape[0], 1)),
+        )
+    )
     ax = fig.add_subplot()
     ax.set_title(title)
     ax.set_xlabel("feature")
@@ -484,8 +519,13 @@ def vector_view(
         _empty_message(ax)
         mappable = _scalar_mappable(norm, cmap)
     else:
-        mappable = ax.imshow(np.ma.masked_invalid(V), cmap=_cmap(cmap), norm=norm,
-                             aspect="auto", interpolation="nearest")
+        mappable = ax.imshow(
+            np.ma.masked_invalid(V),
+            cmap=_cmap(cmap),
+            norm=norm,
+            aspect="auto",
+            interpolation="nearest",
+        )
         _token_ticks(ax, "x", names)
         _token_ticks(ax, "y", rows)
     fig.colorbar(mappable, ax=ax, label=colorbar_label)
@@ -523,8 +563,10 @@ def mask_view(
             f"mask of shape {mask.shape} does not fit the weights of shape {A.shape}"
         ) from None
     q_labels = _labels(tokens, A.shape[0], "tokens", A.shape)
-    k_labels = q_labels if A.shape[1] == A.shape[0] else _labels(
-        None, A.shape[1], "tokens", A.shape
+    k_labels = (
+        q_labels
+        if A.shape[1] == A.shape[0]
+        else _labels(None, A.shape[1], "tokens", A.shape)
     )
     fig = _new_figure(figsize or _auto_size(*A.shape, extra_width=2.6))
     ax = fig.add_subplot()
@@ -537,18 +579,33 @@ def mask_view(
         mappable = _scalar_mappable(norm, cmap)
     else:
         shown = np.ma.array(A, mask=~mask | ~np.isfinite(A))
-        mappable = ax.imshow(shown, cmap=_cmap(cmap), norm=norm, aspect="auto",
-                             interpolation="nearest")
-        cells = [Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in zip(*np.nonzero(~mask))]
-        ax.add_collection(PatchCollection(
-            cells, facecolor=MASKED_COLOUR, edgecolor="0.45", hatch="///",
-            linewidth=0.0, gid="masked-cells",
-        ))
+        mappable = ax.imshow(
+            shown, cmap=_cmap(cmap), norm=norm, aspect="auto", interpolation="nearest"
+        )
+        cells = [
+            Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in zip(*np.nonzero(~mask))
+        ]
+        ax.add_collection(
+            PatchCollection(
+                cells,
+                facecolor=MASKED_COLOUR,
+                edgecolor="0.45",
+                hatch="///",
+                linewidth=0.0,
+                gid="masked-cells",
+            )
+        )
         _token_ticks(ax, "x", k_labels)
         _token_ticks(ax, "y", q_labels)
-    legend_patch = Patch(facecolor=MASKED_COLOUR, edgecolor="0.45", hatch="///",
-                         label="masked (score set to -∞, weight exactly 0)")
-    fig.legend(handles=[legend_patch], loc="outside lower center", fontsize=9, frameon=False)
+    legend_patch = Patch(
+        facecolor=MASKED_COLOUR,
+        edgecolor="0.45",
+        hatch="///",
+        label="masked (score set to -∞, weight exactly 0)",
+    )
+    fig.legend(
+        handles=[legend_patch], loc="outside lower center", fontsize=9, frameon=False
+    )
     fig.colorbar(mappable, ax=ax, label=colorbar_label + " (allowed cells)")
     return fig
 
@@ -595,16 +652,25 @@ def bar_view(
         _empty_message(ax, "nothing to show")
     else:
         colour_map = colormaps[cmap] if isinstance(cmap, str) else cmap
-        bars = ax.bar(np.arange(v.size), np.nan_to_num(v), color=colour_map(norm(v)),
-                      edgecolor="0.3", linewidth=0.5, gid="bars")
+        bars = ax.bar(
+            np.arange(v.size),
+            np.nan_to_num(v),
+            color=colour_map(norm(v)),
+            edgecolor="0.3",
+            linewidth=0.5,
+            gid="bars",
+        )
         if highlight is not None and 0 <= int(highlight) < v.size:
             bars[int(highlight)].set_edgecolor("black")
             bars[int(highlight)].set_linewidth(2.5)
         ax.axhline(0, color="0.3", linewidth=0.8)
         ax.set_xlim(-0.6, v.size - 0.4)
         _token_ticks(ax, "x", names)
-    fig.colorbar(_scalar_mappable(norm, cmap), ax=ax,
-                 label=ylabel if colorbar_label is None else colorbar_label)
+    fig.colorbar(
+        _scalar_mappable(norm, cmap),
+        ax=ax,
+        label=ylabel if colorbar_label is None else colorbar_label,
+    )
     return fig
 
 
@@ -627,7 +693,9 @@ def loglog_cost(
     n = np.asarray(sizes, dtype=float)
     panels = [("time (ms)", np.asarray(seconds, dtype=float) * 1e3)]
     if megabytes is not None:
-        panels.append(("memory of the weights (MiB)", np.asarray(megabytes, dtype=float)))
+        panels.append(
+            ("memory of the weights (MiB)", np.asarray(megabytes, dtype=float))
+        )
     for label, y in panels:
         if y.shape != n.shape:
             raise ValueError(f"{label}: {y.shape} values for {n.shape} sizes")
@@ -641,7 +709,9 @@ def loglog_cost(
         if not ok.any():
             _empty_message(ax, "no measurements")
             continue
-        ax.loglog(n[ok], y[ok], "o-", color=colormaps["viridis"](0.25), label="measured")
+        ax.loglog(
+            n[ok], y[ok], "o-", color=colormaps["viridis"](0.25), label="measured"
+        )
         ref_n, ref_y = n[ok][-1], y[ok][-1]
         guide = ref_y * (n[ok] / ref_n) ** 2
         ax.loglog(n[ok], guide, "--", color="0.4", label="∝ n² (slope 2)")

@@ -145,6 +145,7 @@ FILLERS = [
     "for a while", "today", "very slowly", "last week", "in the morning",
     "and then left", "before dinner", "it seemed", "once more",
     "to get there", "on the other side", "this time", "with my brother",
+    "because of that", "where i live",
 ]
 
 SenseExample = namedtuple(
@@ -401,52 +402,69 @@ def embed_ids(params, ids):
     return params["tok_emb"][ids] + positions(ids.shape[1], params["meta"]["d_model"])
 
 
-def _attention_mask(n, lengths, causal):
-    keys_ok = np.arange(n)[None, :] < lengths[:, None]  # (B, n) real tokens
-    mask = keys_ok[:, None, None, :]  # (B, 1 head, 1 query, n keys)
+def _attention_mask(n, lengths, causal, query_index=None):
+    """Boolean mask (B, 1, n_query, n): padding keys off, plus the causal
+    mask. With ``query_index`` there is one query per sentence, at that
+    position."""
+    keys = np.arange(n)
+    mask = (keys[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, n)
     if causal:
-        mask = mask & np.tril(np.ones((n, n), dtype=bool))
+        if query_index is None:
+            mask = mask & np.tril(np.ones((n, n), dtype=bool))
+        else:
+            mask = mask & (keys[None, :] <= query_index[:, None])[:, None, None, :]
     return mask
 
 
-def _layer_forward(X, W_Q, W_K, W_V, W_O, mask):
-    """One attention layer with a residual connection. X: (B, n, d)."""
+def _project(X, W):
+    """``X (B, n, d) @ W (h, d, k)`` for all heads in one matrix product."""
     B, n, d = X.shape
-    h, _, d_k = W_Q.shape
-    d_v = W_V.shape[2]
-    X2 = X.reshape(B * n, d)
+    h, _, k = W.shape
+    W2 = np.swapaxes(W, 0, 1).reshape(d, h * k)
+    return np.swapaxes((X.reshape(B * n, d) @ W2).reshape(B, n, h, k), 1, 2)
 
-    def project(W):  # one matrix product for all heads: (B, h, n, k)
-        k = W.shape[2]
-        W2 = np.swapaxes(W, 0, 1).reshape(d, h * k)
-        return np.swapaxes((X2 @ W2).reshape(B, n, h, k), 1, 2)
 
-    Q, K, V = project(W_Q), project(W_K), project(W_V)
+def _layer_forward(X, W_Q, W_K, W_V, W_O, mask, query_index=None):
+    """One attention layer with a residual connection, ``X (B, n, d)``.
+
+    Normally every token asks (``Xq = X``). With ``query_index (B,)`` only
+    that token of each sentence asks: when a loss needs one position only,
+    there is no point in computing the other rows of ``A``.
+    """
+    B = X.shape[0]
+    Xq = X if query_index is None else X[np.arange(B), query_index][:, None, :]
+    Q, K, V = _project(Xq, W_Q), _project(X, W_K), _project(X, W_V)
     H, A = scaled_dot_product_attention(Q, K, V, mask=mask)  # the core
-    merged = np.swapaxes(H, 1, 2).reshape(B, n, h * d_v)
-    Y = X + merged @ W_O
-    return Y, (X, Q, K, V, A, merged)
+    h, n_q, d_v = H.shape[1:]
+    merged = np.swapaxes(H, 1, 2).reshape(B, n_q, h * d_v)
+    Y = Xq + merged @ W_O
+    return Y, (X, Xq, query_index, Q, K, V, A, merged)
 
 
-def forward(params, X0, lengths=None, causal=False):
+def forward(params, X0, lengths=None, causal=False, query_index=None):
     """Run the attention layers on embeddings ``X0 (B, n, d_model)``.
 
     ``lengths`` marks padding (keys past a sentence's end get weight 0);
-    ``causal=True`` adds the causal mask. Returns ``(X_out, cache)``;
-    ``cache["weights"]`` is one ``(B, h, n, n)`` attention pattern per layer
-    and the rest is what the backward pass needs.
+    ``causal=True`` adds the causal mask. With ``query_index (B,)`` the last
+    layer computes only that row of each sentence (output ``(B, 1, d)``).
+    Returns ``(X_out, cache)``; ``cache["weights"]`` is one ``(B, h, n_query,
+    n)`` attention pattern per layer, the rest is for the backward pass.
     """
     meta = params["meta"]
     X = np.asarray(X0, dtype=np.float64)
     B, n, _ = X.shape
     lengths = np.full(B, n) if lengths is None else np.asarray(lengths)
-    mask = _attention_mask(n, lengths, causal)
+    qi = None if query_index is None else np.asarray(query_index)
+    full_mask = _attention_mask(n, lengths, causal)
     caches = []
+    last = meta["n_layers"] - 1
     for layer in range(meta["n_layers"]):
+        q = qi if layer == last else None
+        mask = full_mask if q is None else _attention_mask(n, lengths, causal, q)
         X, c = _layer_forward(X, *(params[f"{m}.{layer}"] for m in
-                                   ("W_Q", "W_K", "W_V", "W_O")), mask)
+                                   ("W_Q", "W_K", "W_V", "W_O")), mask, q)
         caches.append(c)
-    return X, {"layers": caches, "weights": [c[4] for c in caches]}
+    return X, {"layers": caches, "weights": [c[6] for c in caches]}
 
 
 # --- backward pieces (shown in the notebook) --------------------------------
@@ -482,25 +500,34 @@ def attention_backward(Q, K, V, A, dH, scale):
 
 def _layer_backward(dY, cache, W_Q, W_K, W_V, W_O):
     """Backward through one layer: returns dX and the four weight gradients."""
-    X, Q, K, V, A, merged = cache
+    X, Xq, query_index, Q, K, V, A, merged = cache
     B, n, d = X.shape
     h, _, d_k = W_Q.shape
-    d_v = W_V.shape[2]
-    dY2 = dY.reshape(B * n, d)
-    # Y = X + merged W_O
-    dW_O = merged.reshape(B * n, h * d_v).T @ dY2
-    dH = np.swapaxes((dY2 @ W_O.T).reshape(B, n, h, d_v), 1, 2)  # (B, h, n, d_v)
+    n_q = Xq.shape[1]
+    dY2 = dY.reshape(B * n_q, d)
+    # Y = Xq + merged W_O   (merged = the heads' A V side by side)
+    dW_O = merged.reshape(B * n_q, -1).T @ dY2
+    dH = np.swapaxes((dY2 @ W_O.T).reshape(B, n_q, h, -1), 1, 2)  # (B, h, n_q, d_v)
     dQ, dK, dV = attention_backward(Q, K, V, A, dH, 1.0 / np.sqrt(d_k))
-    X2 = X.reshape(B * n, d)
-    dX2 = dY2.copy()  # the residual path
-    grads = []
-    for dP, W in ((dQ, W_Q), (dK, W_K), (dV, W_V)):
+
+    def through_projection(Xs, dP, W):  # P = Xs W  ->  dW, dXs
         k = W.shape[2]
-        dP2 = np.swapaxes(dP, 1, 2).reshape(B * n, h * k)  # heads side by side
-        W2 = np.swapaxes(W, 0, 1).reshape(d, h * k)
-        grads.append(np.swapaxes((X2.T @ dP2).reshape(d, h, k), 0, 1))
-        dX2 += dP2 @ W2.T
-    return dX2.reshape(B, n, d), (*grads, dW_O)
+        rows = Xs.shape[1]
+        dP2 = np.swapaxes(dP, 1, 2).reshape(B * rows, h * k)  # heads side by side
+        dW = (Xs.reshape(B * rows, d).T @ dP2).reshape(d, h, k)
+        dXs = dP2 @ np.swapaxes(W, 0, 1).reshape(d, h * k).T
+        return np.swapaxes(dW, 0, 1), dXs.reshape(B, rows, d)
+
+    dW_Q, dXq = through_projection(Xq, dQ, W_Q)
+    dW_K, dX_k = through_projection(X, dK, W_K)
+    dW_V, dX_v = through_projection(X, dV, W_V)
+    dXq += dY  # the residual path
+    dX = dX_k + dX_v
+    if query_index is None:
+        dX += dXq
+    else:
+        dX[np.arange(B), query_index] += dXq[:, 0]
+    return dX, (dW_Q, dW_K, dW_V, dW_O)
 
 
 def _backward_layers(params, cache, dX):
@@ -541,9 +568,10 @@ def loss_and_grads(params, batch, l2=0.0, need_grads=True):
     """
     sense = isinstance(batch, SenseBatch)
     X0 = batch.X0 if sense else embed_ids(params, batch.ids)
-    X, cache = forward(params, X0, batch.lengths, causal=not sense)
-    if sense:
-        rows, logits = _sense_logits(params, X, batch.target, batch.allowed)
+    if sense:  # only the ambiguous word's row matters for the loss
+        X, cache = forward(params, X0, batch.lengths, query_index=batch.target)
+        rows, logits = _sense_logits(params, X, np.zeros_like(batch.target),
+                                     batch.allowed)
         p = softmax(logits)
         B = len(batch.label)
         loss = -np.mean(np.log(p[np.arange(B), batch.label]))
@@ -551,6 +579,7 @@ def loss_and_grads(params, batch, l2=0.0, need_grads=True):
         dlogits[np.arange(B), batch.label] -= 1.0
         dlogits /= B
     else:
+        X, cache = forward(params, X0, batch.lengths, causal=True)
         logits = X @ params["W_out"] + params["b_out"]  # (B, n, vocab)
         p = softmax(logits)
         count = batch.valid.sum()
@@ -570,8 +599,7 @@ def loss_and_grads(params, batch, l2=0.0, need_grads=True):
     if sense:
         grads["W_out"] = rows.T @ dlogits
         grads["b_out"] = dlogits.sum(axis=0)
-        dX = np.zeros_like(X)
-        dX[np.arange(X.shape[0]), batch.target] = dlogits @ params["W_out"].T
+        dX = (dlogits @ params["W_out"].T)[:, None, :]  # (B, 1, d)
     else:
         grads["W_out"] = X.reshape(-1, d).T @ dlogits.reshape(-1, dlogits.shape[-1])
         grads["b_out"] = dlogits.sum(axis=(0, 1))
@@ -698,17 +726,18 @@ def prefix_table(params, tokens, k=3):
     return rows
 
 
-def train_next_model(steps=150, n_sentences=600, seed=0, callback=None, every=10):
-    """A small next-word model on the grammar (task b), trained from seeds.
+def train_next_model(steps=200, n_sentences=600, seed=0, callback=None, every=10):
+    """A small next-word model on the grammar (task b), trained from seeds:
+    learned 16-wide embeddings, one layer of two heads, causal mask.
 
     Returns ``(params, history, held-out sentences)``."""
     sentences = make_grammar_corpus(n_sentences, seed)
-    vocab = build_vocab(make_grammar_corpus(1, 0) + [grammar_words()])
+    vocab = build_vocab([grammar_words()])
     params = init_params(len(vocab), vocab=vocab, d_model=16, n_heads=2, d_k=4,
                          d_v=4, seed=seed)
     history = train(params, encode_next(sentences, vocab), steps=steps, lr=0.03,
-                    callback=callback, every=every)
-    return params, history, make_grammar_corpus(300, seed + 1)
+                    batch_size=32, seed=seed + 1, callback=callback, every=every)
+    return params, history, make_grammar_corpus(300, seed + 1000)
 
 
 def grammar_words() -> list[str]:
@@ -727,9 +756,9 @@ def grammar_words() -> list[str]:
 #: Everything that fixes the shipped model; ``python -m helpers.tinymodel``
 #: uses exactly these settings.
 SENSE_SETTINGS = {
-    "corpus_seed": 2024, "n_train": 800, "test_seed": 7, "n_test": 600,
+    "corpus_seed": 2024, "n_train": 400, "test_seed": 7, "n_test": 600,
     "init_seed": 0, "n_heads": 1, "d_k": 4, "d_v": 4, "n_layers": 1,
-    "steps": 150, "lr": 0.03, "l2": 1e-3,
+    "steps": 300, "lr": 0.03, "l2": 3e-3, "batch_size": 32, "train_seed": 1,
 }
 
 
@@ -745,6 +774,7 @@ def train_sense_model(settings=None, callback=None, every=10):
     params["meta"]["classes"] = [f"{w}:{c}" for w, c in CLASSES]
     start = time.perf_counter()
     history = train(params, batch, steps=s["steps"], lr=s["lr"], l2=s["l2"],
+                    batch_size=s["batch_size"], seed=s["train_seed"],
                     callback=callback, every=every)
     return params, history, time.perf_counter() - start
 

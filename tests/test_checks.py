@@ -138,7 +138,10 @@ def test_cosine_correct(capsys):
         (lambda a, b: a @ b, "plain dot product"),
         (lambda a, b: a @ b / (a @ a * (b @ b)), "squared lengths"),
         (lambda a, b: a @ b / np.linalg.norm(a), "only one of the two lengths"),
-        (lambda a, b: a * b / (np.linalg.norm(a) * np.linalg.norm(b)), "add the products"),
+        (
+            lambda a, b: a * b / (np.linalg.norm(a) * np.linalg.norm(b)),
+            "add the products",
+        ),
     ],
 )
 def test_cosine_mistakes(wrong, needle, capsys):
@@ -205,7 +208,10 @@ def softmax_returns_sums(x):
         (softmax_whole, ["whole array sums to 1"]),
         (softmax_in_place, ["in place"]),
         (softmax_returns_sums, ["shape", "sums"]),
-        (lambda x: np.exp(x - x.max(axis=-1, keepdims=True)), ["divide by the row sums"]),
+        (
+            lambda x: np.exp(x - x.max(axis=-1, keepdims=True)),
+            ["divide by the row sums"],
+        ),
     ],
 )
 def test_softmax_mistakes(wrong, needles, capsys):
@@ -216,14 +222,19 @@ def test_softmax_mistakes(wrong, needles, capsys):
 
 
 def test_scores_correct(capsys):
-    assert_success(checks.check_scores, lambda E, W_Q, W_K: (E @ W_Q) @ (E @ W_K).T, capsys)
+    assert_success(
+        checks.check_scores, lambda E, W_Q, W_K: (E @ W_Q) @ (E @ W_K).T, capsys
+    )
 
 
 @pytest.mark.parametrize(
     ("wrong", "needles"),
     [
         (lambda E, W_Q, W_K: (E @ W_K) @ (E @ W_Q).T, ["transpose", "K Q^T"]),
-        (lambda E, W_Q, W_K: (E @ W_Q).T @ (E @ W_K), ["shape (4, 4)", "(3, 3)", "Q^T K"]),
+        (
+            lambda E, W_Q, W_K: (E @ W_Q).T @ (E @ W_K),
+            ["shape (4, 4)", "(3, 3)", "Q^T K"],
+        ),
         (lambda E, W_Q, W_K: (E @ W_Q) * (E @ W_K), ["shape", "element by element"]),
         (
             lambda E, W_Q, W_K: (E @ W_Q) @ (E @ W_K).T / np.sqrt(W_Q.shape[1]),
@@ -334,7 +345,12 @@ def attention_no_mask_param(Q, K, V):
         (attention_axis0, ["wrong axis", "columns sum to 1"]),
         (
             attention_multiply_mask,
-            ["rows sum to [", "not 1", "multiplied the weights by 0 after softmax", "-inf"],
+            [
+                "rows sum to [",
+                "not 1",
+                "multiplied the weights by 0 after softmax",
+                "-inf",
+            ],
         ),
         (attention_ignores_mask, ["ignored the mask"]),
         (attention_inverted_mask, ["wrong way round"]),
@@ -344,7 +360,10 @@ def attention_no_mask_param(Q, K, V):
         (attention_swapped_return, ["(weights, output)", "other order"]),
         (attention_no_mask_param, ["TypeError", "mask=None"]),
         (lambda Q, K, V, mask=None: my_attention(Q, K, V, mask)[1], ["two", "output"]),
-        (lambda Q, K, V, mask=None: (V, my_attention(Q, K, V, mask)[1]), ["output", "weights @ V"]),
+        (
+            lambda Q, K, V, mask=None: (V, my_attention(Q, K, V, mask)[1]),
+            ["output", "weights @ V"],
+        ),
     ],
 )
 def test_attention_mistakes(wrong, needles, capsys):
@@ -371,9 +390,9 @@ def test_update_correct(capsys):
     [
         (lambda E, A, V: A @ V, ["without adding E"]),
         (lambda E, A, V: E + A.T @ V, ["A transposed"]),
-        (lambda E, A, V: E + V @ A, ["ValueError", "matrix product"]),
+        (lambda E, A, V: E + V @ A, ["wrong order", "A @ V"]),
         (lambda E, A, V: E + V, ["weighted mix"]),
-        (lambda E, A, V: E + A * V, ["ValueError"]),
+        (lambda E, A, V: E + A * V, ["element by element"]),
     ],
 )
 def test_update_mistakes(wrong, needles, capsys):
@@ -392,19 +411,29 @@ def test_update_in_place(capsys):
 
 
 def test_causal_mask_correct(capsys):
-    assert_success(checks.check_causal_mask, lambda n: np.tril(np.ones((n, n), bool)), capsys)
     assert_success(
-        checks.check_causal_mask, lambda n: np.arange(n)[:, None] >= np.arange(n), capsys
+        checks.check_causal_mask, lambda n: np.tril(np.ones((n, n), bool)), capsys
+    )
+    assert_success(
+        checks.check_causal_mask,
+        lambda n: np.arange(n)[:, None] >= np.arange(n),
+        capsys,
     )
 
 
 @pytest.mark.parametrize(
     ("wrong", "needles"),
     [
-        (lambda n: np.triu(np.ones((n, n), bool)), ["wrong triangle", "upper", "future"]),
+        (
+            lambda n: np.triu(np.ones((n, n), bool)),
+            ["wrong triangle", "upper", "future"],
+        ),
         (lambda n: np.tril(np.ones((n, n), bool), k=-1), ["diagonal", "itself"]),
         (lambda n: ~np.tril(np.ones((n, n), bool)), ["wrong way round"]),
-        (lambda n: np.tril(np.ones((n, n))), ["dtype float64", "boolean", "astype(bool)"]),
+        (
+            lambda n: np.tril(np.ones((n, n))),
+            ["dtype float64", "boolean", "astype(bool)"],
+        ),
         (lambda n: np.ones((n, n), bool), ["nothing is masked"]),
         (lambda n: np.tril(np.ones((n, n + 1), bool)), ["shape", "(4, 4)", "(4, 5)"]),
     ],
@@ -569,7 +598,12 @@ def test_cross_attention_swapped_roles_named_on_non_square(capsys):
         return my_attention(Xs @ W_Q, Xq @ W_K, Xq @ W_V)
 
     assert_diagnosis(
-        checks.check_cross_attention, wrong, capsys, "(3, 5)", "(5, 3)", "roles are swapped"
+        checks.check_cross_attention,
+        wrong,
+        capsys,
+        "(3, 5)",
+        "(5, 3)",
+        "roles are swapped",
     )
 
 
@@ -612,8 +646,11 @@ def test_softmax_backward_reference_matches_finite_differences():
             ["wrong axis", "transposed"],
         ),
         (
-            lambda s, g: s * (g - g @ s.T) if s.ndim == 2 and len(s) == s.shape[1]
-            else softmax_backward(s, g),
+            lambda s, g: (
+                s * (g - g @ s.T)
+                if s.ndim == 2 and len(s) == s.shape[1]
+                else softmax_backward(s, g)
+            ),
             ["transposed", "own dot product"],
         ),
         (lambda s, g: -softmax_backward(s, g), ["wrong sign"]),

@@ -55,14 +55,21 @@ def bare(E, W_Q, W_K, W_V, W_O):
     return heads.transpose(1, 0, 2).reshape(N, -1) @ W_O
 
 
-def median_time(fn, args, repeats: int) -> float:
-    fn(*args)  # warm up
-    times = []
+def median_times(fns, args, repeats: int) -> list[float]:
+    """Median wall time of each function, measured interleaved.
+
+    The functions take turns within every repeat, so a busy machine slows
+    them alike and the ratios stay meaningful.
+    """
+    for fn in fns:
+        fn(*args)  # warm up
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for fn, bucket in zip(fns, times):
+            t0 = time.perf_counter()
+            fn(*args)
+            bucket.append(time.perf_counter() - t0)
+    return [statistics.median(bucket) for bucket in times]
 
 
 def main(argv=None) -> int:
@@ -80,13 +87,15 @@ def main(argv=None) -> int:
         arrays = make_arrays(dtype)
         out, _ = multi_head_attention(*arrays)
         assert out.dtype == dtype, out.dtype
-        t_bare = median_time(bare, arrays, args.repeats)
-        t_mha = median_time(multi_head_attention, arrays, args.repeats)
+
+        def causal(*a):
+            return multi_head_attention(*a, mask=mask)
+
+        t_bare, t_mha, t_causal = median_times(
+            [bare, multi_head_attention, causal], arrays, args.repeats
+        )
         ratio = t_mha / t_bare
         worst = max(worst, ratio)
-        t_causal = median_time(
-            lambda *a: multi_head_attention(*a, mask=mask), arrays, args.repeats
-        )
         name = np.dtype(dtype).name
         for label, t in (("none", t_mha), ("causal", t_causal)):
             print(

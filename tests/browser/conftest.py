@@ -255,6 +255,59 @@ def browser(chromium_path):
 
 
 @pytest.fixture(scope="session")
+def browser_context(browser):
+    """One context for all notebooks, so JupyterLab's scripts load from cache."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context
+    context.close()
+
+
+class LabPage:
+    """One JupyterLab page for all notebooks (loading Lab costs seconds of CPU).
+
+    ``get()`` returns it, loading it again if an earlier test broke it.
+    """
+
+    def __init__(self, server, context):
+        self.server = server
+        self.context = context
+        self.page = None
+        self.errors = []  # uncaught JavaScript errors, for failure messages
+
+    def alive(self):
+        if self.page is None or self.page.is_closed():
+            return False
+        try:
+            return bool(self.page.evaluate("!!(window.jupyterapp && window.__attnLab)"))
+        except Exception:
+            return False
+
+    def get(self):
+        if self.alive():
+            return self.page
+        if self.page is not None and not self.page.is_closed():
+            self.page.close()
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.goto(f"{self.server.base}/lab?reset&token={self.server.token}")
+        self.page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell", timeout=120_000
+        )
+        self.page.evaluate(
+            "async () => { await window.jupyterapp.restored; window.__attnLab = 1; }"
+        )
+        return self.page
+
+
+@pytest.fixture(scope="session")
+def lab_page(lab_server, browser_context):
+    lab = LabPage(lab_server, browser_context)
+    yield lab
+    if lab.page is not None and not lab.page.is_closed():
+        lab.page.close()
+
+
+@pytest.fixture(scope="session")
 def screenshot_dir():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS

@@ -21,23 +21,38 @@ XSS = (
     '<img src=x onerror="window.__attnXss=1"></div><script>window.__attnXss=2</script>'
 )
 
+# Open a notebook in the one JupyterLab page; forget the previous one's marks.
+JS_OPEN = """async (path) => {
+  window.__attnXss = undefined;
+  window.__attnKernelErrors = [];
+  window.__attnIdle = 0;
+  await window.jupyterapp.commands.execute('docmanager:open', {path});
+}"""
+
+# Close every open document without saving (Run All dirtied it).
+JS_CLOSE = """() => {
+  const app = window.jupyterapp;
+  for (const w of [...app.shell.widgets('main')]) {
+    if (w.context) w.context.model.dirty = false;
+    w.dispose();
+  }
+}"""
+
 # Wait until JupyterLab shows the notebook and its kernel is connected; hook
 # the kernel's iopub channel so errors raised in widget callbacks (which land
 # in no cell) are recorded.
-JS_READY = """async (name) => {
+JS_READY = """async (path) => {
   const app = window.jupyterapp;
-  if (!app || !app.shell) return false;
   const panel = app.shell.currentWidget;
-  if (!panel || !panel.context || !panel.context.path.endsWith(name)) return false;
+  if (!panel || !panel.context || panel.context.path !== path) return false;
   await panel.context.ready;
   await panel.sessionContext.ready;
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
   if (!kernel || kernel.connectionStatus !== 'connected') return false;
-  if (!window.__attnHooked) {
-    window.__attnHooked = true;
-    window.__attnKernelErrors = [];
-    window.__attnIdle = 0;
+  if (!panel.__attnHooked) {
+    panel.__attnHooked = true;
     kernel.iopubMessage.connect((_, msg) => {
+      if (panel.isDisposed) return;
       const t = msg.header.msg_type, c = msg.content;
       if (t === 'error') window.__attnKernelErrors.push(c.ename + ': ' + c.evalue);
       if (t === 'stream' && c.name === 'stderr' && /Traceback|Error\\b/.test(c.text))
@@ -215,26 +230,24 @@ def check_escaping(page, explorer):
     return None
 
 
-def test_notebook_in_browser(notebook, lab_server, browser, screenshot_dir):
+def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
     name = notebook.name
     path = f"notebooks/{name}"
-    # Create the kernel session first: a page opened without one reports its
-    # kernel idle before the kernel exists.
+    # Create the kernel session first: a notebook opened without one reports
+    # its kernel idle before the kernel exists.
     session = lab_server.request(
         "POST",
         "/api/sessions",
         {"path": path, "name": name, "type": "notebook", "kernel": {"name": "python3"}},
     )
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page_errors = []
-    page.on("pageerror", lambda exc: page_errors.append(str(exc)))
     shot = screenshot_dir / notebook.stem
     started = time.monotonic()
     timings = {}
+    page = None
     try:
-        page.goto(f"{lab_server.base}/lab/tree/{path}?reset&token={lab_server.token}")
-        ready = wait_for(lambda: page.evaluate(JS_READY, name), 60, interval=0.5)
+        page = lab_page.get()
+        page.evaluate(JS_OPEN, path)
+        ready = wait_for(lambda: page.evaluate(JS_READY, path), 60, interval=0.3)
         assert ready, f"JupyterLab did not open {name} with an idle kernel in 60 s"
         timings["open"] = time.monotonic() - started
 
@@ -258,7 +271,7 @@ def test_notebook_in_browser(notebook, lab_server, browser, screenshot_dir):
                 f"({state['pending']} of {state['code']} code cells pending, "
                 f"kernel {state['status']})"
             )
-            time.sleep(0.5)
+            time.sleep(0.3)
         timings["run all"] = time.monotonic() - started - timings["open"]
         page.screenshot(path=f"{shot}-run-all.png")
         dom_errors = page.evaluate(JS_DOM_ERRORS)
@@ -292,13 +305,17 @@ def test_notebook_in_browser(notebook, lab_server, browser, screenshot_dir):
             + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
         )
     except Exception:
-        try:
-            page.screenshot(path=f"{shot}-failure.png")
-        except Exception:
-            pass
+        if page is not None:
+            try:
+                page.screenshot(path=f"{shot}-failure.png")
+            except Exception:
+                pass
+        if lab_page.errors:
+            print("JavaScript errors on the page:", *lab_page.errors[-5:], sep="\n")
         raise
     finally:
-        context.close()
+        if page is not None and lab_page.alive():
+            page.evaluate(JS_CLOSE)
         try:
             lab_server.request("DELETE", f"/api/sessions/{session['id']}")
         except OSError:

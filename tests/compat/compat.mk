@@ -1,0 +1,35 @@
+# Old-versions check (issue 6 section 3): the widget and core tests in a second
+# environment with ipywidgets 7.7 (Colab's), numpy 1.26 and matplotlib 3.7,
+# the oldest versions the project's ranges allow.
+# Include from the Makefile:   include tests/compat/compat.mk
+# The stamp .venv-compat/.installed makes a second run skip pip entirely; pip
+# runs again only when requirements-compat.txt or pyproject.toml changes.
+
+PYTHON       ?= python3
+COMPAT_VENV  ?= .venv-compat
+COMPAT_PY    := $(COMPAT_VENV)/bin/python
+COMPAT_REQS  := tests/compat/requirements-compat.txt
+COMPAT_STAMP := $(COMPAT_VENV)/.installed
+# Tests of helpers/ only (the others need the dev tools: nbformat, yaml, nbval).
+COMPAT_TESTS  = $(wildcard tests/test_widgets.py tests/test_attention.py \
+                 tests/test_lexicon.py tests/test_heads.py tests/test_checks.py \
+                 tests/test_plots.py tests/test_tinymodel.py)
+
+.PHONY: test-compat compat-venv
+
+$(COMPAT_STAMP): $(COMPAT_REQS) pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
+	  echo "ERROR: test-compat needs Python 3.10 or newer as $(PYTHON)"; exit 1; }
+	$(PYTHON) -m venv $(COMPAT_VENV)
+	$(COMPAT_PY) -m pip install --quiet --disable-pip-version-check -r $(COMPAT_REQS)
+	$(COMPAT_PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $@
+
+compat-venv: $(COMPAT_STAMP)
+
+# -o addopts= drops pyproject's nbval options (nbval is not installed here).
+test-compat: $(COMPAT_STAMP)
+	@$(COMPAT_PY) -c 'import ipywidgets, matplotlib, numpy; print("== old versions:", \
+	  "ipywidgets", ipywidgets.__version__, "numpy", numpy.__version__, \
+	  "matplotlib", matplotlib.__version__)'
+	$(COMPAT_PY) -m pytest -q -p no:cacheprovider -o addopts= $(COMPAT_TESTS)

@@ -1,0 +1,435 @@
+"""The explorers of helpers.widgets: good input, bad input, display, speed path.
+
+Every explorer is driven through its attributes only (``.sentence.value =
+...``), the way a learner's typing reaches it, and we check what it says it
+drew (``.tokens``, ``.weights``, ``.message``) against the core math.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+
+from helpers import heads, lexicon
+from helpers import widgets as W
+from helpers.attention import softmax
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _has_weights():
+    try:
+        W._trained_model()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+# (name, factory, name of the text box that the bad inputs go into)
+SENTENCE_EXPLORERS = [
+    ("first_taste", W.first_taste, "sentence"),
+    ("embedding_explorer", W.embedding_explorer, "sentence"),
+    ("weighted_sum_explorer", W.weighted_sum_explorer, "sentence"),
+    ("qk_explorer", W.qk_explorer, "sentence"),
+    ("pattern_explorer", W.pattern_explorer, "sentence"),
+    ("update_explorer", W.update_explorer, "sentence"),
+    ("mask_explorer", W.mask_explorer, "sentence"),
+    ("multi_head_explorer", W.multi_head_explorer, "sentence"),
+    ("cross_explorer/source", W.cross_explorer, "source"),
+    ("cross_explorer/target", W.cross_explorer, "target"),
+    pytest.param("sense_explorer", W.sense_explorer, "sentence",
+                 marks=pytest.mark.skipif(not _has_weights(),
+                                          reason="data/tinymodel_weights.npz missing")),
+]
+
+LONG = " ".join(["the cat sat on the mat by the river bank"] * 30)  # 300 words
+BAD_INPUTS = {
+    "empty": "",
+    "whitespace": "   \t \n ",
+    "one word": "bank",
+    "300 words": LONG,
+    "unknown words": "blorptastic zzyzx the quux",
+    "digits": "123 4.5 2024 7",
+    "punctuation only": "!!! ... ??? ,;:",
+    "emoji": "\U0001F600 \U0001F389 cat \U0001F431",
+    "non-Latin": "\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \u4e2d\u6587"
+                 " \u0645\u0631\u062d\u0628\u0627",
+    "mixed case": "The FLUFFY Blue CrEaTuRe",
+    "repeated words": "bank bank bank bank bank",
+    "html img": "<img src=x onerror=alert(1)>",
+    "html script": "</div><script>alert('hi')</script>",
+    "dollars": "$x$ costs $5 \\frac{1}{2}",
+}
+EMPTY = {"empty", "whitespace", "punctuation only"}
+
+
+def _all_widgets(w):
+    yield w
+    for child in getattr(w, "children", ()):
+        yield from _all_widgets(child)
+
+
+def _check_html_safe(ex):
+    for w in _all_widgets(ex):
+        if isinstance(w, (widgets.HTML, widgets.HTMLMath)):
+            low = w.value.lower()
+            assert "<script" not in low and "<img" not in low, w.value
+
+
+@pytest.fixture(scope="module")
+def made():
+    """One explorer per factory, reused across inputs (as a learner would)."""
+    cache = {}
+
+    def get(factory):
+        if factory not in cache:
+            cache[factory] = factory()
+        return cache[factory]
+
+    yield get
+    for ex in cache.values():
+        ex.close()
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+@pytest.mark.parametrize("name,factory,box", SENTENCE_EXPLORERS)
+def test_any_input(made, name, factory, box, case):
+    ex = made(factory)
+    if box == "source":  # keep the other box of the cross explorer sensible
+        ex.target.value = heads.CURRICULUM_SENTENCES["translation_fr"]
+    elif box == "target":
+        ex.source.value = heads.CURRICULUM_SENTENCES["translation_en"]
+    ex.last_error = None
+    text = BAD_INPUTS[case]
+    draws = ex.draw_count
+    getattr(ex, box).value = text  # must not raise
+    assert ex.last_error is None, repr(ex.last_error)
+    assert isinstance(ex.message, str)
+    assert ex.message_label.value == ex.message
+    assert ex.draw_count == draws + 1
+    assert bytes(ex.picture.value).startswith(PNG)
+    _check_html_safe(ex)
+    weights = np.asarray(ex.weights, dtype=float)
+    assert np.all(np.isfinite(weights))
+    typed = {"source": "source_tokens", "target": "target_tokens"}.get(box, "tokens")
+    n = len(getattr(ex, typed))
+    assert n <= W.MAX_TOKENS
+    if case in EMPTY:
+        assert n == 0
+        assert weights.size == 0
+        assert ex.message  # says what to do
+        if case == "punctuation only":
+            assert "No words" in ex.message
+        else:
+            assert "Type" in ex.message
+        return
+    if name.startswith("cross_explorer"):
+        assert weights.shape == (len(ex.target_tokens), len(ex.source_tokens))
+    elif name == "embedding_explorer":
+        assert weights.shape == (n, len(lexicon.FEATURES))
+    elif name == "multi_head_explorer":
+        assert weights.shape[-2:] == (n, n)
+    elif weights.ndim == 1:
+        assert weights.shape == (n,)
+    else:
+        assert weights.shape == (n, n)
+    if name != "embedding_explorer" and weights.size:
+        assert np.allclose(weights.sum(axis=-1), 1.0)
+    if case == "300 words":
+        assert "first 24 of 300" in ex.message
+    if case == "unknown words" and name != "sense_explorer":
+        assert "blorptastic" in ex.message
+    if case in ("one word", "repeated words", "mixed case", "digits"):
+        assert "unknown" not in ex.message.lower() or name == "sense_explorer"
+    if case == "mixed case" and not name.startswith("cross_explorer/source"):
+        if name == "cross_explorer/target":
+            assert ex.target_tokens[:2] == ["the", "fluffy"]
+        else:
+            assert ex.tokens[:2] == ["the", "fluffy"]
+    if case == "html img" and name not in ("sense_explorer",):
+        assert "<" in ex.message  # shown as plain text in a Label, not HTML
+        assert isinstance(ex.message_label, widgets.Label)
+    if case == "emoji" and name not in ("sense_explorer",):
+        assert "\U0001F600" in ex.message or "?" in ex.message
+
+
+def test_messages_clear_when_input_is_fine():
+    ex = W.first_taste("")
+    assert ex.message and not ex.tokens
+    ex.sentence.value = "a fluffy blue creature"
+    assert ex.message == ""
+    assert ex.tokens == ["a", "fluffy", "blue", "creature"]
+
+
+# --------------------------------------------------------------------------
+# the numbers: each explorer shows what the core math says
+# --------------------------------------------------------------------------
+CREATURE = "a fluffy blue creature roamed the verdant forest"
+
+
+def test_first_taste_is_the_adjective_head():
+    ex = W.first_taste(CREATURE)
+    run = heads.run_head(heads.adjective_head(), CREATURE)
+    assert ex.tokens == run.tokens
+    np.testing.assert_allclose(ex.weights, run.weights)
+    creature = ex.tokens.index("creature")
+    top2 = set(np.argsort(ex.weights[creature])[-2:])
+    assert top2 == {ex.tokens.index("fluffy"), ex.tokens.index("blue")}
+
+
+def test_embedding_explorer_shows_the_lexicon_rows():
+    ex = W.embedding_explorer("the cat blorp")
+    vectors, unknown = lexicon.lookup(["the", "cat", "blorp"])
+    np.testing.assert_array_equal(ex.weights, vectors)
+    assert ex.unknown == ["blorp"] == unknown
+    assert "'blorp'" in ex.message
+
+
+def test_weighted_sum_hand_worked():
+    ex = W.weighted_sum_explorer("river bank flows")
+    assert ex.tokens == ["river", "bank", "flows"]
+    assert ex.token.value == 1  # "bank" is picked by default
+    F = lexicon.embed(ex.tokens, positions=False).E[:, : len(lexicon.FEATURES)]
+    scores = F @ F[1]
+    np.testing.assert_allclose(ex.scores, scores)
+    np.testing.assert_allclose(ex.weights, softmax(scores))
+    np.testing.assert_allclose(ex.new_vector, softmax(scores) @ F)
+    ex.token.value = 0
+    np.testing.assert_allclose(ex.weights, softmax(F @ F[0]))
+
+
+def test_token_choice_follows_the_word():
+    ex = W.qk_explorer(CREATURE, token="blue")
+    assert ex.tokens[ex.token.value] == "blue"
+    ex.sentence.value = "the blue sky"
+    assert ex.tokens[ex.token.value] == "blue"  # the same word stays chosen
+    ex.sentence.value = "the cat sat"
+    assert ex.token.value is not None and 0 <= ex.token.value < 3
+    ex.sentence.value = ""
+    assert ex.token.value is None and ex.weights.shape == (0,)
+
+
+def test_qk_products():
+    ex = W.qk_explorer(CREATURE, token="creature")
+    head = heads.adjective_head()
+    E = lexicon.embed(CREATURE).E
+    q = E[3] @ head.W_Q
+    K = E @ head.W_K
+    np.testing.assert_allclose(ex.scores, K @ q)
+    np.testing.assert_allclose(ex.weights, softmax(K @ q / np.sqrt(K.shape[1])))
+    assert np.argmax(ex.scores) in (1, 2)  # fluffy or blue
+
+
+def test_pattern_explorer_temperature_scaling_convention():
+    ex = W.pattern_explorer(CREATURE)
+    head = heads.adjective_head()
+    E = lexicon.embed(CREATURE).E
+    S = (E @ head.W_Q) @ (E @ head.W_K).T
+    d_k = head.W_Q.shape[1]
+    np.testing.assert_allclose(ex.weights, softmax(S / np.sqrt(d_k)))
+    ex.temperature.value = 2.0
+    np.testing.assert_allclose(ex.weights, softmax(S / np.sqrt(d_k) / 2.0))
+    ex.scaling.value = False
+    np.testing.assert_allclose(ex.weights, softmax(S / 2.0))
+    ex.convention.value = "video: keys as rows"
+    np.testing.assert_allclose(ex.shown, ex.weights.T)
+    np.testing.assert_allclose(ex.shown.sum(axis=0), 1.0)  # columns sum to 1
+    np.testing.assert_allclose(ex.weights.sum(axis=1), 1.0)
+
+
+def test_update_explorer_resolves_bank():
+    river = W.update_explorer(heads.CURRICULUM_SENTENCES["bank_river"])
+    money = W.update_explorer(heads.CURRICULUM_SENTENCES["bank_deposit"])
+    for ex, sense in ((river, "river"), (money, "money")):
+        assert ex.tokens[ex.token.value] == "bank"
+        assert ex.after_sense == sense
+        head = heads.sense_head()
+        run = heads.run_head(head, ex.tokens)
+        np.testing.assert_allclose(ex.weights, run.weights[ex.token.value])
+        np.testing.assert_allclose(ex.dE, run.dE[ex.token.value], atol=1e-12)
+
+
+def test_mask_explorer_steps():
+    ex = W.mask_explorer(CREATURE, masked=True, step=1)
+    n = len(ex.tokens)
+    upper = ~np.tril(np.ones((n, n), bool))
+    assert np.all(ex.weights[upper] == 0.0)
+    np.testing.assert_allclose(ex.weights.sum(axis=1), 1.0)
+    assert np.all(np.isfinite(ex.shown))
+    ex.step.value = 2
+    assert np.all(np.isneginf(ex.shown[upper]))
+    assert np.all(np.isfinite(ex.shown[~upper]))
+    ex.step.value = 4
+    assert ex.shown.shape[0] == n
+    ex.mask.value = False
+    assert np.all(ex.weights[upper] > 0)
+    np.testing.assert_allclose(ex.weights.sum(axis=1), 1.0)
+
+
+def test_multi_head_explorer():
+    ex = W.multi_head_explorer(CREATURE)
+    assert ex.weights.shape == (3, 8, 8)
+    adjective = heads.run_head(heads.adjective_head(), CREATURE).weights
+    np.testing.assert_allclose(ex.weights[0], adjective, atol=1e-12)
+    ex.head.value = "previous token"
+    np.testing.assert_allclose(ex.weights, ex.all_weights[2])
+    # previous-token head: token i looks mostly at i - 1
+    assert list(np.argmax(ex.weights[1:], axis=1)) == list(range(7))
+
+
+def test_cross_explorer_is_not_square():
+    ex = W.cross_explorer("the black cat sleeps on the mat", "le chat noir")
+    assert ex.weights.shape == (3, 7)
+    np.testing.assert_allclose(ex.weights.sum(axis=1), 1.0)
+    assert ex.tokens == ["le", "chat", "noir"] == ex.target_tokens
+    assert ex.source_tokens[2] == "cat"
+    assert np.argmax(ex.weights[1]) == 2  # chat -> cat
+    assert ex.sentence is ex.source
+    assert repr(ex) == "<cross_explorer: 3 target x 7 source tokens>"
+    ex.target.value = ""
+    assert ex.weights.shape == (0, 7) and "Target" in ex.message
+
+
+def test_parameter_calculator_gpt3():
+    ex = W.parameter_calculator()
+    c = ex.counts
+    assert c["query"] == c["key"] == 1_572_864
+    assert c["value_down"] == c["value_up"] == 1_572_864
+    assert c["square_value"] == 150_994_944
+    assert c["per_head"] == 6_291_456
+    assert c["per_block"] == 603_979_776
+    assert c["total"] == 57_982_058_496
+    text = ex._repr_mimebundle_()["text/plain"]
+    for figure in ("1,572,864", "150,994,944", "about 6.3 million",
+                   "about 604 million", "about 58 billion"):
+        assert figure in text
+    ex.d_model.value = 512
+    ex.d_k.value = 64
+    assert ex.counts["per_head"] == 4 * 512 * 64
+    ex.d_k.value = 1024
+    assert "larger than d_model" in ex.message
+    _check_html_safe(ex)
+
+
+@pytest.mark.skipif(not _has_weights(), reason="data/tinymodel_weights.npz missing")
+def test_sense_explorer_predicts():
+    ex = W.sense_explorer(heads.CURRICULUM_SENTENCES["bank_river"])
+    assert ex.sense == "river" and ex.probs.max() > 0.5
+    ex.sentence.value = "she paid the cash into her account at the bank"
+    assert ex.sense == "money"
+    n = len(ex.tokens)
+    assert ex.weights.shape == (n, n)
+    np.testing.assert_allclose(ex.weights.sum(axis=1), 1.0)
+    ex.sentence.value = "the cat sat"
+    assert ex.sense is None and "No 'bank' or 'mole'" in ex.message
+
+
+def test_sense_explorer_without_weights(monkeypatch):
+    def missing():
+        raise FileNotFoundError("no weights")
+
+    monkeypatch.setattr(W, "_trained_model", missing)
+    ex = W.sense_explorer("the river bank")
+    assert "weights are missing" in ex.message
+    assert ex.last_error is None and bytes(ex.picture.value).startswith(PNG)
+
+
+# --------------------------------------------------------------------------
+# robustness of the machinery
+# --------------------------------------------------------------------------
+def test_errors_never_escape_and_keep_the_picture(monkeypatch):
+    ex = W.pattern_explorer(CREATURE)
+    picture, weights = bytes(ex.picture.value), ex.weights
+
+    def broken():
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(ex, "_compute", broken)
+    ex.sentence.value = "anything at all"  # no exception
+    assert "Could not update" in ex.message
+    assert isinstance(ex.last_error, RuntimeError)
+    assert bytes(ex.picture.value) == picture and ex.weights is weights
+    monkeypatch.undo()
+
+    def broken_paint(layer, state):
+        raise ValueError("bad paint")
+
+    monkeypatch.setattr(ex, "_paint", broken_paint)
+    ex.sentence.value = "the cat"
+    assert "Could not draw" in ex.message
+    assert bytes(ex.picture.value) == picture
+
+
+def test_burst_of_updates_draws_once_and_shows_the_last():
+    ex = W.pattern_explorer("one")
+    sentences = [" ".join(["cat"] * (i + 1)) for i in range(9)] + [CREATURE]
+
+    async def burst():
+        before = ex.draw_count
+        for s in sentences:
+            ex.sentence.value = s
+        # state is synchronous, the picture waits for the loop
+        assert ex.tokens == CREATURE.split()
+        assert ex.draw_count == before
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return before
+
+    before = asyncio.run(burst())
+    assert ex.draw_count == before + 1
+    reference = W.pattern_explorer(CREATURE)  # drawn at once, no loop
+    assert bytes(ex.picture.value) == bytes(reference.picture.value)
+
+
+def test_mimebundle_and_repr():
+    ex = W.pattern_explorer(CREATURE)
+    bundle = ex._repr_mimebundle_()
+    assert bundle["text/plain"] == "<pattern_explorer: 8 tokens>" == repr(ex)
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG)
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view["model_id"] == ex.model_id and view["version_major"] == 2
+
+
+def test_mimebundle_flushes_a_pending_picture():
+    ex = W.first_taste("one")
+
+    async def later():
+        ex.sentence.value = CREATURE
+        bundle = ex._repr_mimebundle_()  # drawn now, not later
+        return bundle, ex.draw_count
+
+    bundle, count = asyncio.run(later())
+    assert ex.draw_count == count  # the scheduled draw found nothing to do
+    assert base64.b64decode(bundle["image/png"]) == bytes(ex.picture.value)
+    assert bytes(ex.picture.value) == bytes(W.first_taste(CREATURE).picture.value)
+
+
+def test_dom_classes():
+    for factory in (W.first_taste, W.pattern_explorer, W.cross_explorer,
+                    W.parameter_calculator):
+        ex = factory()
+        assert "attn-explorer" in ex._dom_classes
+        assert "attn-picture" in ex.picture._dom_classes
+        assert "attn-message" in ex.message_label._dom_classes
+        assert isinstance(ex.picture, widgets.Image)
+        assert ex.picture in ex.children
+        if hasattr(ex, "sentence"):
+            assert "attn-sentence" in ex.sentence._dom_classes
+
+
+def test_same_input_same_picture():
+    a = W.mask_explorer(CREATURE)
+    b = W.mask_explorer("the cat")
+    b.sentence.value = CREATURE
+    assert bytes(a.picture.value) == bytes(b.picture.value)
+
+
+def test_naive_path_draws_the_same_content():
+    ex = W.first_taste(CREATURE)
+    png = ex.naive_png()
+    assert png.startswith(PNG)
+    assert ex._naive_out.outputs  # it went into an Output widget
