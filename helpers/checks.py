@@ -224,7 +224,7 @@ def _checker(title: str):
                 print(
                     f"Not quite: pass your function itself, e.g. "
                     f"{body.__name__}(my_function), not the result of calling it "
-                    f"(you passed a {type(fn).__name__})."
+                    f"(you passed something of type {type(fn).__name__})."
                 )
                 return False
             try:
@@ -435,7 +435,7 @@ def check_scores(fn, name):
             _unchanged(before, now, name, arg)
         got = _as_array(result, f"What {name} returns")
         if got.shape != expected.shape:
-            hint = "one score per (query, key) pair: n_tokens x n_tokens."
+            hint = "One score per (query, key) pair: n_tokens x n_tokens."
             if got.shape == (d_k, d_k):
                 hint += " It looks like you computed Q^T K; use Q @ K.T."
             elif got.shape == Q.shape:
@@ -640,7 +640,7 @@ def check_attention(fn, name):
                 "`return output, weights`."
             )
         if got_w.shape != expected_w.shape:
-            hint = "(n_queries, n_keys): one row per query, one column per key."
+            hint = "That is (n_queries, n_keys): one row per query, one column per key."
             if got_w.shape == expected_w.shape[::-1]:
                 hint += " Yours is transposed: use Q @ K.T, not K @ Q.T."
             _require_shape(got_w, expected_w.shape, f"For {label}, weights", hint)
@@ -651,7 +651,7 @@ def check_attention(fn, name):
                 got_out,
                 expected_out.shape,
                 f"For {label}, output",
-                "(n_queries, d_v): output = weights @ V.",
+                "That is (n_queries, d_v): output = weights @ V.",
             )
         if not _close(got_out, expected_out):
             if _nonfinite(got_out):
@@ -859,7 +859,7 @@ def check_multi_head(fn, name):
             _unchanged(before, now, name, arg)
         got_dE, got_w = _unpack_pair(result, name, "dE", "weights")
         if got_w.shape != weights.shape:
-            hint = "(h, n, n): one n x n pattern per head."
+            hint = "That is (h, n, n): one n x n pattern per head."
             if got_w.shape == (n, n):
                 hint += " You returned a single pattern; keep every head's."
             _require_shape(got_w, weights.shape, f"For {label}, weights", hint)
@@ -878,7 +878,7 @@ def check_multi_head(fn, name):
                 )
             _diagnose_weights(got_w, E @ W_Q, E @ W_K, mask, weights, label)
         if got_dE.shape != dE.shape:
-            hint = "(n, d_model): the heads' outputs concatenated, times W_O."
+            hint = "That is (n, d_model): the heads' outputs concatenated, times W_O."
             if got_dE.shape == (n, h * d_v):
                 hint += (
                     " Yours looks like the concatenation without W_O: multiply by W_O."
@@ -972,9 +972,7 @@ def check_cross_attention(fn, name):
             _unchanged(before, now, name, arg)
         got_out, got_w = _unpack_pair(result, name, "output", "weights")
         if got_w.shape != expected_w.shape:
-            hint = (
-                "(n_query, n_source): a row per query token, a column per source token."
-            )
+            hint = "That is (n_query, n_source): one row per query token."
             if got_w.shape == (n_s, n_q):
                 hint += (
                     " Yours is (n_source, n_query): the roles are swapped (or you "
@@ -1020,7 +1018,7 @@ def check_cross_attention(fn, name):
                 got_out,
                 expected_out.shape,
                 f"For {label}, output",
-                "(n_query, d_v): one update per query token, output = weights @ V.",
+                "That is (n_query, d_v): one update per query token.",
             )
         if not _close(got_out, expected_out):
             if (

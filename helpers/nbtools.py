@@ -27,8 +27,10 @@ When a cell may carry nbval's ``nbval-ignore-output`` tag (see
   (mime ``application/vnd.jupyter.widget-view+json``, or the marker
   ``metadata["nbtools"]["widget_view"]`` that ``run`` leaves when it drops
   that mime), or its ``text/plain`` starts with the repr of an ipywidgets
-  widget or of an explorer (``SomeName(`` where ``SomeName`` is an ipywidgets
-  class or ends in ``Explorer``/``Calculator``/``Taste``);
+  widget or of an explorer: ``SomeName(`` where ``SomeName`` is an ipywidgets
+  class or ends in ``Explorer``/``Calculator``/``Taste``, or ``<some_name``
+  where ``some_name`` ends in ``explorer``/``calculator``/``taste`` (the
+  ``<sense_explorer: 11 tokens>`` summaries of helpers.widgets);
 * timing cell: its source uses ``%time``, ``%%time``, ``%timeit``,
   ``%%timeit``, ``timeit`` or ``time.perf_counter`` / ``perf_counter``.
 """
@@ -582,6 +584,7 @@ def _widget_class_names() -> set[str]:
 
 
 _WIDGET_REPR = re.compile(r"^<?\s*([A-Za-z_][\w.]*)\(")
+_EXPLORER_SUMMARY = re.compile(r"^<\w*(explorer|calculator|taste)\b", re.IGNORECASE)
 
 
 def _text(out) -> str:
@@ -598,7 +601,10 @@ def is_widget_output(out, widget_names=None) -> bool:
         return True
     if out.get("output_type") not in ("display_data", "execute_result"):
         return False
-    match = _WIDGET_REPR.match(_text(out))
+    text = _text(out)
+    if _EXPLORER_SUMMARY.match(text):
+        return True
+    match = _WIDGET_REPR.match(text)
     if not match:
         return False
     cls = match.group(1).rsplit(".", 1)[-1]

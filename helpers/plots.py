@@ -115,19 +115,26 @@ def _short(label: str) -> str:
 
 
 def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> None:
-    """Put ``labels`` on the ticks of ``axis`` ("x" or "y"), thinning long lists."""
-    n = len(labels)
-    step = max(1, int(np.ceil(n / MAX_TICK_LABELS)))
-    positions = list(range(0, n, step))
+    """Put ``labels`` on the ticks of ``axis`` ("x" or "y"), thinning long lists.
+
+    Empty labels get no tick; if more than ``MAX_TICK_LABELS`` remain, only
+    every k-th is written. Long labels are shortened, crowded x labels turned
+    upright.
+    """
+    named = [i for i, label in enumerate(labels) if label]
+    step = max(1, int(np.ceil(len(named) / MAX_TICK_LABELS)))
+    positions = named[::step]
     texts = [_short(labels[i]) for i in positions] if show else [""] * len(positions)
+    count = len(positions)
+    longest = max((len(t) for t in texts), default=0)
     if axis == "x":
-        rotate = n > 6 or any(len(t) > 4 for t in texts)
+        rotate = (longest > 3 and count > 3) or (longest > 2 and count > 15)
         ax.set_xticks(positions, texts, rotation=90 if rotate else 0)
         ax.xaxis.set_minor_locator(FixedLocator([]))
     else:
         ax.set_yticks(positions, texts)
         ax.yaxis.set_minor_locator(FixedLocator([]))
-    fontsize = 10 if n <= 12 else 8 if n <= 30 else 6
+    fontsize = 10 if count <= 12 else 8 if count <= 30 else 6
     ax.tick_params(axis=axis, labelsize=fontsize, length=2)
 
 
@@ -431,9 +438,9 @@ def line_view(
         right = ax.secondary_yaxis("right")
         _token_ticks(right, "y", k_labels)
         if highlight is not None:
-            ax.get_yticklabels()[
-                highlight // max(1, int(np.ceil(n_q / MAX_TICK_LABELS)))
-            ].set_fontweight("bold")
+            for position, label in zip(ax.get_yticks(), ax.get_yticklabels()):
+                if int(round(position)) == highlight:
+                    label.set_fontweight("bold")
     ax.set_xticks([0, 1], [QUERY_LABEL, KEY_LABEL])
     ax.xaxis.tick_top()
     for side in ("top", "bottom"):

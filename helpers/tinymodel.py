@@ -6,22 +6,25 @@ few seconds on a laptop.
 
 The model (row-vector convention, rows are queries, columns are keys)::
 
-    X0 = tok_emb[ids] + positions(n, d_model)         token + position
-    for each layer l:                                 (one or two layers)
-        Q, K, V = X W_Q, X W_K, X W_V                 per head
-        A = softmax(Q K^T / sqrt(d_k))                core: scaled_dot_product_attention
-        X = X + concat_h(A V) W_O                     residual update E' = E + dE
+    X0 = embeddings + positions          lexicon.embed(...).E (sense model)
+                                         or tok_emb[ids] + positions (learned)
+    for each layer (one or two):
+        Q, K, V = X W_Q, X W_K, X W_V    one set per head
+        A = softmax(Q K^T / sqrt(d_k))   core: scaled_dot_product_attention
+        X = X + concat_h(A V) W_O        residual update E' = E + dE
     logits = X W_out + b_out
 
 Two synthetic tasks, both generated from a seeded generator (no download):
 
-* ``"sense"``: sentences containing "bank" or "mole"; topic words ("river",
-  "cash", "burrow", "carbon", "biopsy", ...) at varying positions and
-  distances, among neutral distractor words, decide the sense. The model
+* task (a), word sense: sentences containing "bank" or "mole"; topic words
+  ("river", "cash", "shrew", "carbon", "biopsy", ...) at varying positions
+  and distances, among neutral distractor words, decide the sense. The
+  model reads the lexicon's embeddings (so it has a vector for every word
+  of the series, and unknown words are handled as everywhere else) and
   predicts the sense at the ambiguous word's position.
-* ``"next"``: next-word prediction on a small grammar whose verb must agree
-  with a subject several words back ("the moles near the cat dig ."), with a
-  causal mask, training on every prefix at once.
+* task (b), next word: a small grammar whose verb must agree with a subject
+  several words back ("the moles near the cat dig ."); learned embeddings,
+  causal mask, a prediction for every prefix at once.
 
 Run ``python -m helpers.tinymodel`` to retrain the sense model from its seed
 and rewrite ``data/tinymodel_weights.npz`` (byte for byte the same file).
@@ -60,6 +63,13 @@ __all__ = [
     "softmax_backward",
     "attention_backward",
     "train",
+    "TrainingMonitor",
+    "loss_figure",
+    "train_next_model",
+    "grammar_words",
+    "corpus_words",
+    "held_out_sense",
+    "embed_sentences",
     "evaluate_sense",
     "evaluate_next",
     "prefix_table",
@@ -747,6 +757,72 @@ def grammar_words() -> list[str]:
     for pair in g["noun"] + g["verb"]:
         words.update(pair)
     return sorted(words)
+
+
+class TrainingMonitor:
+    """A progress bar and a live loss curve for a notebook (ipywidgets).
+
+    Display it in one cell, then pass ``monitor.update`` as the ``callback``
+    of :func:`train` in the next: the bar and the curve move while the model
+    trains. Cheap on purpose: the curve is a small PNG redrawn only when
+    ``update`` is called (every ``every`` steps).
+    """
+
+    def __init__(self, steps: int, title: str = "Training loss (live)"):
+        import ipywidgets as widgets
+
+        self.title = title
+        self.steps, self.losses = [], []
+        self.bar = widgets.IntProgress(value=0, min=0, max=int(steps),
+                                       description="step 0")
+        self.label = widgets.Label("not started")
+        self.image = widgets.Image(format="png")
+        self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]),
+                                    self.image])
+        self._draw()
+
+    def update(self, step, loss, params=None):
+        """Record ``loss`` at ``step`` and redraw (a :func:`train` callback)."""
+        self.steps.append(int(step))
+        self.losses.append(float(loss))
+        self.bar.value = int(step)
+        self.bar.description = f"step {int(step)}"
+        self.label.value = f"loss {float(loss):.3f}"
+        self._draw()
+
+    def _draw(self):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(5.0, 2.4), dpi=80, layout="constrained")
+        ax = fig.subplots()
+        ax.plot(self.steps, self.losses, color="#1f77b4", marker=".")
+        ax.set_xlim(0, max(self.bar.max, 1))
+        ax.set_ylim(bottom=0)
+        ax.set_title(self.title)
+        ax.set_xlabel("training step")
+        ax.set_ylabel("loss (cross-entropy)")
+        buf = io.BytesIO()
+        FigureCanvasAgg(fig).print_png(buf)
+        self.image.value = buf.getvalue()
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def loss_figure(history, title="Training loss"):
+    """A still picture of a loss curve (one point per step)."""
+    from helpers.plots import AttentionFigure
+
+    fig = AttentionFigure(figsize=(6.0, 3.0), layout="constrained")
+    ax = fig.subplots()
+    ax.plot(np.arange(1, len(history) + 1), history, color="#1f77b4")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("loss (cross-entropy)")
+    ax.grid(alpha=0.3)
+    return fig
 
 
 # ---------------------------------------------------------------------------

@@ -59,6 +59,7 @@ from helpers.attention import causal_mask, scaled_dot_product_attention, softmax
 
 __all__ = [
     "MAX_TOKENS",
+    "attention_parameters",
     "first_taste",
     "embedding_explorer",
     "weighted_sum_explorer",
@@ -256,6 +257,13 @@ def _nice(x: float) -> float:
     return 10.0 * base  # pragma: no cover
 
 
+def _fmt(value, fmt: str) -> str:
+    """Format a number, without the confusing "-0.00"."""
+    text = fmt.format(value)
+    return text[1:] if text.startswith("-") and not any(c in "123456789"
+                                                         for c in text) else text
+
+
 def _label_size(n: int) -> float:
     return 9 if n <= 10 else 8 if n <= 16 else 7 if n <= 26 else 6
 
@@ -267,7 +275,10 @@ def _label_size(n: int) -> float:
 def _pil_font(path: str, px: int):
     from PIL import ImageFont
 
-    return ImageFont.truetype(path, px)
+    try:  # the same simple layout everywhere (no libraqm shaping)
+        return ImageFont.truetype(path, px, layout_engine=ImageFont.Layout.BASIC)
+    except AttributeError:  # pragma: no cover - old Pillow
+        return ImageFont.truetype(path, px, layout_engine=ImageFont.LAYOUT_BASIC)
 
 
 @lru_cache(maxsize=8192)
@@ -433,7 +444,7 @@ class _Heatmap:
 
     def __init__(self, layer, rect, *, cbar_rect=None, clabel="attention weight",
                  rows=MAX_TOKENS, cols=MAX_TOKENS, cmap=_CMAP, title_size=11,
-                 **_ignored):
+                 annotate=False):
         fig = layer.fig
         self.layer = layer
         self.ax = ax = fig.add_axes(rect)
@@ -456,6 +467,12 @@ class _Heatmap:
                                     va="center") for i in range(rows)]
         self.col_text = [layer.text(j, 0, ax=ax, transform=below, ha="center",
                                     va="top", rotation=90) for j in range(cols)]
+        self.cell_text = []
+        if annotate:  # True: as many columns as labels; an int: that many
+            n_cols = cols if annotate is True else int(annotate)
+            self.cell_text = [[layer.text(j, i, ax=ax, transform=ax.transData,
+                                          ha="center", va="center", fontsize=7)
+                               for j in range(n_cols)] for i in range(rows)]
         self.title = layer.text(0.5, 1.0, ax=ax, ha="center", va="bottom",
                                 fontsize=title_size,
                                 transform=offset_copy(ax.transAxes, fig=fig, y=4,
@@ -490,6 +507,16 @@ class _Heatmap:
                     t.set_text(labels[i])
                     t.set_fontsize(size)
                     t.set_color(colours[i] if colours is not None else "black")
+        if self.cell_text:
+            middle = (vmin + vmax) / 2
+            for i, row in enumerate(self.cell_text):
+                for j, t in enumerate(row):
+                    on = i < n and j < m
+                    t.set_visible(on)
+                    if on:
+                        v = data[i, j]
+                        t.set_text(_fmt(v, "{:.1f}") if np.isfinite(v) else "")
+                        t.set_color("black" if v > middle else "white")
         self.title.set_text(title)
         self.xlabel.set_text(xlabel)
         self.ylabel.set_text(ylabel)
@@ -592,7 +619,7 @@ class _Bars:
                     t.set_visible(on)
                     if on:
                         v = values[k, i]
-                        t.set_text(fmt.format(v) if np.isfinite(v) else "-inf")
+                        t.set_text(_fmt(v, fmt) if np.isfinite(v) else "-inf")
                         t.set_x(v if np.isfinite(v) else 0.0)
                         t.set_horizontalalignment("left" if v >= 0 else "right")
         for i, t in enumerate(self.row_text):
@@ -1081,11 +1108,11 @@ class _QKExplorer(_Explorer):
     def _build(self, layer):
         d_k = _head("adjective_head").W_Q.shape[1]
         layer.query = _Heatmap(layer, [0.17, 0.79, 0.3, 0.05], rows=1, cols=0,
-                               title_size=10)
+                               title_size=10, annotate=d_k)
         layer.keys = _Heatmap(layer, [0.17, 0.22, 0.3, 0.5],
                               cbar_rect=[0.49, 0.22, 0.015, 0.62],
                               clabel="vector entry", cols=d_k,
-                              title_size=10)
+                              title_size=10, annotate=True)
         layer.products = _Bars(layer, [0.7, 0.22, 0.27, 0.62],
                                xlabel="query . key (raw score)")
 
@@ -1421,8 +1448,8 @@ class _MultiHeadExplorer(_Explorer):
 
     def _build(self, layer):
         h = len(self._heads_list)
-        layer.single = _Heatmap(layer, [0.36, 0.27, 0.33, 0.6],
-                                cbar_rect=[0.71, 0.27, 0.015, 0.6])
+        layer.single = _Heatmap(layer, [0.16, 0.27, 0.5, 0.6],
+                                cbar_rect=[0.68, 0.27, 0.015, 0.6])
         width, gap, left = 0.24, 0.04, 0.1
         layer.grid = []
         for k in range(h):

@@ -116,8 +116,8 @@ def test_padding_does_not_change_a_sentence():
         alone, c1 = tm.forward(params, lexicon.embed(e.tokens).E[None])
         n = len(e.tokens)
         np.testing.assert_allclose(X[b, :n], alone[0], atol=1e-12)
-        np.testing.assert_allclose(cache["weights"][0][b, :, :n, :n], c1["weights"][0][0],
-                                   atol=1e-12)
+        np.testing.assert_allclose(cache["weights"][0][b, :, :n, :n],
+                                   c1["weights"][0][0], atol=1e-12)
         assert np.all(cache["weights"][0][b, :, :, n:] == 0)  # padding gets nothing
 
 

@@ -63,6 +63,8 @@ BAD_INPUTS = {
     "html img": "<img src=x onerror=alert(1)>",
     "html script": "</div><script>alert('hi')</script>",
     "dollars": "$x$ costs $5 \\frac{1}{2}",
+    "one long word": "x" * 500,
+    "control characters": "the\x00cat\x1b[2J sat\u200b\u202eon",
 }
 EMPTY = {"empty", "whitespace", "punctuation only"}
 
@@ -433,3 +435,18 @@ def test_naive_path_draws_the_same_content():
     png = ex.naive_png()
     assert png.startswith(PNG)
     assert ex._naive_out.outputs  # it went into an Output widget
+
+
+def test_ipython_display_publishes_widget_png_and_text(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda *objs, **kw: shown.append((objs, kw)))
+    ex = W.multi_head_explorer(CREATURE)
+    ex._ipython_display_()
+    (bundle,), kw = shown[0]
+    assert kw.get("raw") is True
+    assert set(bundle) == {"text/plain", "image/png",
+                           "application/vnd.jupyter.widget-view+json"}
+    assert bundle["text/plain"] == "<multi_head_explorer: 8 tokens>"

@@ -174,6 +174,13 @@ def change_input(page, explorer):
         handle.focus()
         handle.press("ArrowRight")
         return "moved a slider right"
+    number = explorer.locator("input[type=number]").first
+    if number.count():
+        old = float(number.input_value() or 0)
+        new = int(old // 2) if old >= 2 else int(old) + 1
+        number.fill(str(new))
+        number.press("Enter")
+        return f"changed a number from {old:g} to {new}"
     select = explorer.locator("select").first
     if select.count():
         values = select.evaluate("s => [...s.options].map(o => o.value)")
@@ -288,7 +295,7 @@ def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
             action, failure = check_explorer(page, explorers.nth(i), prefix)
             if failure:
                 failures.append(f"explorer {i}: {failure}")
-            elif action.startswith(("typed", "moved", "chose")):
+            elif action.startswith(("typed", "moved", "changed", "chose")):
                 driven.append(i)
         if failures:
             failures += page.evaluate("window.__attnKernelErrors")
