@@ -25,10 +25,13 @@ Speed: the figure is built once. An update changes the data of the existing
 artists (``set_data``, bar widths, label texts), restores a cached background
 (axes frames, colour bar) and draws only what changed; labels are rasterised
 with a cached font renderer. The PNG goes into an ``ipywidgets.Image``.
-When several updates arrive in one turn of the event loop (a dragged slider,
-fast typing) the state is computed for each, but only one picture is drawn,
-showing the last input. Without a running event loop (plain Python, tests)
-every update draws at once.
+When several updates arrive at once (a dragged slider, fast typing) the
+state is computed for each, synchronously, but the drawing is scheduled on
+the running asyncio event loop and waits until the inputs have been quiet
+for ``SETTLE`` seconds: a burst gives exactly one picture, showing the last
+input. (A plain ``loop.call_soon`` is not enough: the kernel lets the loop
+run between two widget messages.) Without a running event loop (plain
+Python, tests) every update draws at once.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import html
 import importlib
 import math
 import struct
+import time
 import warnings
 import zlib
 from collections import OrderedDict
@@ -78,6 +82,11 @@ __all__ = [
 MAX_TOKENS = 24
 #: Resolution of the pictures (pixels per inch).
 DPI = 80
+#: With an event loop running, a picture is drawn once the inputs have been
+#: quiet for SETTLE seconds (a burst of updates gives one picture), and at
+#: the latest MAX_WAIT seconds after the first update of the burst.
+SETTLE = 0.012
+MAX_WAIT = 0.15
 #: Token labels longer than this are cut and end in an ellipsis.
 LABEL_CHARS = 14
 
@@ -652,6 +661,7 @@ class _Explorer(widgets.VBox):
         self._state = None
         self._pending = False
         self._pending_loop = None
+        self._pending_since = self._last_request = 0.0
         self._quiet = False
         self._bg_cache = OrderedDict()
         self.figure = Figure(figsize=self.figsize, dpi=DPI)
@@ -718,6 +728,9 @@ class _Explorer(widgets.VBox):
         self.message_label.value = text
 
     def _schedule_draw(self):
+        """Draw now without an event loop; with one, draw once the inputs have
+        been quiet for ``SETTLE`` seconds (at the latest after ``MAX_WAIT``),
+        so that a burst of updates gives exactly one picture."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -725,15 +738,25 @@ class _Explorer(widgets.VBox):
         if loop is None:
             self._draw_now()
             return
+        now = time.perf_counter()
+        self._last_request = now
         if self._pending and self._pending_loop is loop and not loop.is_closed():
             return  # a draw is already on its way and will show this state
         self._pending = True
         self._pending_loop = loop
-        loop.call_soon(self._scheduled_draw)
+        self._pending_since = now
+        loop.call_later(SETTLE, self._scheduled_draw)
 
     def _scheduled_draw(self):
-        if self._pending:
-            self._draw_now()
+        if not self._pending:
+            return
+        loop, now = self._pending_loop, time.perf_counter()
+        quiet = now - self._last_request
+        if (quiet < SETTLE and now - self._pending_since < MAX_WAIT
+                and loop is not None and not loop.is_closed()):
+            loop.call_later(SETTLE - quiet, self._scheduled_draw)
+            return
+        self._draw_now()
 
     def flush(self):
         """Draw now if a picture is still pending."""

@@ -377,14 +377,35 @@ def test_burst_of_updates_draws_once_and_shows_the_last():
         # state is synchronous, the picture waits for the loop
         assert ex.tokens == CREATURE.split()
         assert ex.draw_count == before
-        for _ in range(3):
-            await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert ex.draw_count == before  # still waiting for the inputs to settle
+        await asyncio.sleep(W.SETTLE * 5)
         return before
 
     before = asyncio.run(burst())
     assert ex.draw_count == before + 1
     reference = W.pattern_explorer(CREATURE)  # drawn at once, no loop
     assert bytes(ex.picture.value) == bytes(reference.picture.value)
+
+
+def test_slow_stream_of_updates_draws_each_and_burst_waits_at_most_max_wait():
+    ex = W.first_taste("one")
+
+    async def stream():
+        before = ex.draw_count
+        for s in ("the cat", "the blue cat"):  # apart: one picture each
+            ex.sentence.value = s
+            await asyncio.sleep(W.SETTLE * 5)
+        assert ex.draw_count == before + 2
+        start = ex.draw_count
+        loop = asyncio.get_running_loop()
+        t_end = loop.time() + W.MAX_WAIT * 3
+        while loop.time() < t_end:  # never quiet: still drawn every MAX_WAIT
+            ex.sentence.value = "cat " * (1 + ex.update_count % 5)
+            await asyncio.sleep(W.SETTLE / 4)
+        assert 1 <= ex.draw_count - start <= 5
+
+    asyncio.run(stream())
 
 
 def test_mimebundle_and_repr():
@@ -404,7 +425,12 @@ def test_mimebundle_flushes_a_pending_picture():
         bundle = ex._repr_mimebundle_()  # drawn now, not later
         return bundle, ex.draw_count
 
-    bundle, count = asyncio.run(later())
+    async def later_and_wait():
+        result = await later()
+        await asyncio.sleep(W.SETTLE * 5)
+        return result
+
+    bundle, count = asyncio.run(later_and_wait())
     assert ex.draw_count == count  # the scheduled draw found nothing to do
     assert base64.b64decode(bundle["image/png"]) == bytes(ex.picture.value)
     assert bytes(ex.picture.value) == bytes(W.first_taste(CREATURE).picture.value)

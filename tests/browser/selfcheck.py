@@ -32,7 +32,7 @@ EXPECTED = {
 def run():
     with tempfile.TemporaryDirectory() as tmp:
         write_demos(tmp)
-        env = dict(os.environ, ATTN_BROWSER_NOTEBOOKS=tmp)
+        env = dict(os.environ, ATTN_BROWSER_NOTEBOOKS=tmp, COLUMNS="400")
         proc = subprocess.run(
             [
                 sys.executable,
