@@ -315,6 +315,21 @@ def _text_bitmap(text: str, path: str, px: int, angle: float, align: str = "left
     return np.asarray(img), ascent
 
 
+def _set_text(t, text=None, *, visible=True, size=None, colour=None):
+    """Change a Text artist only where something changed (setters are slow)."""
+    if t.get_visible() != visible:
+        t.set_visible(visible)
+    if not visible:
+        return
+    if text is not None and t.get_text() != text:
+        t.set_text(text)
+    if size is not None and t.get_fontsize() != size:
+        t.set_fontsize(size)
+    if colour is not None and getattr(t, "_attn_colour", None) != colour:
+        t.set_color(colour)
+        t._attn_colour = colour
+
+
 def _labels_width(labels, size, dpi) -> float:
     """Width in pixels of the widest label at ``size`` points."""
     if not labels:
@@ -359,8 +374,9 @@ def _rgb_alpha(colour, alpha):
     return np.array([r * 255, g * 255, b * 255], dtype=np.uint16), a
 
 
-def _blit_text(arr, t, dpi):
-    """Composite the Text artist ``t`` into the RGBA array ``arr``."""
+def _blit_text(arr, t, dpi, x, y):
+    """Composite the Text artist ``t``, anchored at display point (x, y),
+    into the RGBA array ``arr``."""
     s = t.get_text()
     if not s:
         return
@@ -372,7 +388,6 @@ def _blit_text(arr, t, dpi):
     mask, ascent = _text_bitmap(s, path, px, float(t.get_rotation()), ha)
     h, w = mask.shape
     H, W = arr.shape[:2]
-    x, y = t.get_transform().transform(t.get_position())
     top = H - y
     x0 = x - {"left": 0, "center": w / 2, "right": w}.get(ha, 0)
     if va == "top":
@@ -418,8 +433,14 @@ def _render_png(layer, key, cache, canvas):
         else:
             a.draw(renderer)
     arr = np.asarray(canvas.buffer_rgba())
+    groups = {}  # texts sharing one transform are placed in one call
     for t in texts:
-        _blit_text(arr, t, fig.dpi)
+        tr = t.get_transform()
+        groups.setdefault(id(tr), (tr, []))[1].append(t)
+    for tr, group in groups.values():
+        points = tr.transform(np.array([t.get_position() for t in group], float))
+        for t, (x, y) in zip(group, points):
+            _blit_text(arr, t, fig.dpi, x, y)
     return _png_bytes(arr)
 
 
@@ -436,9 +457,10 @@ def _png_bytes(rgba) -> bytes:
     output depends only on the pixels.
     """
     h, w = rgba.shape[:2]
-    raw = np.empty((h, 3 * w + 1), dtype=np.uint8)
-    raw[:, 0] = 0
-    raw[:, 1:].reshape(h, w, 3)[...] = rgba[:, :, :3]
+    raw = np.zeros((h, 3 * w + 1), dtype=np.uint8)  # column 0: filter "none"
+    rgb = raw[:, 1:].reshape(h, w, 3)
+    for c in range(3):
+        rgb[:, :, c] = rgba[:, :, c]
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
             + _png_chunk(b"IDAT", zlib.compress(raw, 1))
@@ -511,24 +533,23 @@ class _Heatmap:
             size = _label_size(len(labels))
             for i, t in enumerate(texts):
                 on = i < len(labels)
-                t.set_visible(on)
-                if on:
-                    t.set_text(labels[i])
-                    t.set_fontsize(size)
-                    t.set_color(colours[i] if colours is not None else "black")
+                _set_text(t, labels[i] if on else None, visible=on, size=size,
+                          colour=(colours[i] if colours is not None else "black")
+                          if on else None)
         if self.cell_text:
             middle = (vmin + vmax) / 2
             for i, row in enumerate(self.cell_text):
                 for j, t in enumerate(row):
                     on = i < n and j < m
-                    t.set_visible(on)
-                    if on:
-                        v = data[i, j]
-                        t.set_text(_fmt(v, "{:.1f}") if np.isfinite(v) else "")
-                        t.set_color("black" if v > middle else "white")
-        self.title.set_text(title)
-        self.xlabel.set_text(xlabel)
-        self.ylabel.set_text(ylabel)
+                    if not on:
+                        _set_text(t, visible=False)
+                        continue
+                    v = data[i, j]
+                    _set_text(t, _fmt(v, "{:.1f}") if np.isfinite(v) else "",
+                              colour="black" if v > middle else "white")
+        _set_text(self.title, title)
+        _set_text(self.xlabel, xlabel)
+        _set_text(self.ylabel, ylabel)
         # put the axis titles just beyond the longest label
         dpi = self.layer.fig.dpi
         offsets = (
@@ -614,30 +635,33 @@ class _Bars:
         for k, row in enumerate(self.bars):
             for i, r in enumerate(row):
                 on = i < n and k < values.shape[0]
-                r.set_visible(on)
+                if r.get_visible() != on:
+                    r.set_visible(on)
                 if on:
                     v = values[k, i] if np.isfinite(values[k, i]) else 0.0
                     r.set_width(v)
                     colour = self.colours[k % len(self.colours)]
                     if highlight is not None and i == highlight and self.series == 1:
                         colour = _BAR_HIGHLIGHT
-                    r.set_color(colour)
+                    if getattr(r, "_attn_colour", None) != colour:
+                        r.set_color(colour)
+                        r._attn_colour = colour
             if k < len(self.value_text):
                 for i, t in enumerate(self.value_text[k]):
                     on = i < n and k < values.shape[0]
-                    t.set_visible(on)
-                    if on:
-                        v = values[k, i]
-                        t.set_text(_fmt(v, fmt) if np.isfinite(v) else "-inf")
-                        t.set_x(v if np.isfinite(v) else 0.0)
-                        t.set_horizontalalignment("left" if v >= 0 else "right")
+                    if not on:
+                        _set_text(t, visible=False)
+                        continue
+                    v = values[k, i]
+                    _set_text(t, _fmt(v, fmt) if np.isfinite(v) else "-inf")
+                    t.set_x(v if np.isfinite(v) else 0.0)
+                    t.set_horizontalalignment("left" if v >= 0 else "right")
         for i, t in enumerate(self.row_text):
-            t.set_visible(i < n)
-            if i < n:
-                t.set_text(labels[i])
-                t.set_fontsize(size)
-                t.set_color(_BAR_HIGHLIGHT if i == highlight else "black")
-        self.title.set_text(title)
+            on = i < n
+            _set_text(t, labels[i] if on else None, visible=on, size=size,
+                      colour=(_BAR_HIGHLIGHT if i == highlight else "black")
+                      if on else None)
+        _set_text(self.title, title)
         return ("bars", round(lo, 9), round(hi, 9))
 
 
