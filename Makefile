@@ -49,18 +49,38 @@ $(STAMP): pyproject.toml requirements.txt | $(VPY)
 
 venv: $(STAMP)
 
+# Extra options for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899".
+# JupyterLab refuses to run as root without --allow-root (containers, CI).
+LAB_ARGS ?=
+ROOT_ARG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
+	$(VENV)/bin/jupyter lab $(ROOT_ARG) $(LAB_ARGS) notebooks/00_start_here.ipynb
 
 # Every check runs even if an earlier one fails; the exit code reports any failure.
+# The real-browser test (tests/browser) runs in its own pytest process, started
+# first and in the background (its log is printed at the end): it mostly waits
+# on JupyterLab and Chromium, so the other checks run meanwhile, and its
+# Playwright event loop cannot leak into the other tests.
+BROWSER_LOG := build/browser-tests.log
+
 test: $(STAMP)
-	@status=0; \
+	@status=0; browser=; \
+	if [ -d tests/browser ]; then \
+	  mkdir -p build; \
+	  $(VPY) -m pytest tests/browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
+	fi; \
 	echo "== ruff (helpers, tests)"; \
 	$(VPY) -m ruff check helpers tests || status=1; \
-	echo "== pytest tests/"; \
-	$(VPY) -m pytest tests || status=1; \
+	echo "== pytest tests/ (without tests/browser)"; \
+	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
 	echo "== nbval (strict) notebooks/"; \
 	$(VPY) -m pytest --nbval notebooks || status=1; \
+	if [ -n "$$browser" ]; then \
+	  wait $$browser || status=1; \
+	  echo "== pytest tests/browser (real browser; log: $(BROWSER_LOG))"; \
+	  cat $(BROWSER_LOG); \
+	fi; \
 	exit $$status
 
 notebooks: $(STAMP)

@@ -32,6 +32,11 @@ for ``SETTLE`` seconds: a burst gives exactly one picture, showing the last
 input. (A plain ``loop.call_soon`` is not enough: the kernel lets the loop
 run between two widget messages.) Without a running event loop (plain
 Python, tests) every update draws at once.
+
+For a browser test the widgets carry DOM classes: ``attn-explorer`` (the
+box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
+``attn-message`` (the Label), and ``attn-input`` plus ``attn-<name>`` on
+every input (``attn-temperature``, ``attn-token``, ``attn-target``, ...).
 """
 
 from __future__ import annotations
@@ -612,7 +617,8 @@ class _Bars:
         if legend:
             handles = [Rectangle((0, 0), 1, 1, color=colours[k])
                        for k in range(len(legend))]
-            ax.legend(handles, legend, fontsize=7, loc="lower right")
+            ax.legend(handles, legend, fontsize=7, loc="upper center",
+                      bbox_to_anchor=(0.5, -0.16), frameon=False)
 
     def set_visible(self, on: bool):
         self.ax.set_visible(on)
@@ -698,7 +704,12 @@ class _Explorer(widgets.VBox):
         self.message_label.add_class("attn-message")
         self.children = tuple(controls) + (self.picture, self.message_label)
         self.add_class("attn-explorer")
+        names = {id(v): k for k, v in vars(self).items()
+                 if isinstance(v, widgets.Widget)}
         for w in inputs:
+            w.add_class("attn-input")
+            if id(w) in names:  # e.g. attn-temperature, attn-token, attn-head
+                w.add_class("attn-" + names[id(w)].replace("_", "-"))
             w.observe(self._on_change, names="value")
         self.refresh()
 
@@ -1059,7 +1070,7 @@ class _WeightedSumExplorer(_Explorer):
     kind = "weighted_sum_explorer"
     figsize = (8.4, 6.4)
 
-    def __init__(self, sentence, token):
+    def __init__(self, sentence):
         self.sentence = _sentence_box(sentence)
         self._picker = _TokenPicker("Target word:")
         self.token = self._picker.widget
@@ -1128,7 +1139,7 @@ def weighted_sum_explorer(sentence=None, token=None):
     ``.scores`` and ``.new_vector`` are exposed too.
     """
     ex = _WeightedSumExplorer(_sentence("river_bank") if sentence is None
-                              else sentence, token)
+                              else sentence)
     _choose(ex, token)
     return ex
 
@@ -1145,7 +1156,7 @@ class _QKExplorer(_Explorer):
     kind = "qk_explorer"
     figsize = (8.4, 5.6)
 
-    def __init__(self, sentence, token):
+    def __init__(self, sentence):
         self.sentence = _sentence_box(sentence)
         self._picker = _TokenPicker("Query token:")
         self.token = self._picker.widget
@@ -1208,7 +1219,7 @@ def qk_explorer(sentence=None, token=None):
     the dot products ``q . k_j`` (raw scores, ``.scores``). ``.weights`` is
     ``softmax(scores / sqrt(d_k))``, shape (n,).
     """
-    ex = _QKExplorer(_sentence("creature") if sentence is None else sentence, token)
+    ex = _QKExplorer(_sentence("creature") if sentence is None else sentence)
     _choose(ex, token)
     return ex
 
@@ -1293,24 +1304,36 @@ def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_RO
 # --------------------------------------------------------------------------
 # 05: values and the update
 # --------------------------------------------------------------------------
+_UPDATE_HEADS = {"sense": "sense_head", "adjective": "adjective_head",
+                 "previous token": "previous_token_head"}
+
+
+def _written_columns(head):
+    """The embedding columns a head's value-up writes into."""
+    return np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
+
+
 class _UpdateExplorer(_Explorer):
     kind = "update_explorer"
     figsize = (8.6, 5.8)
 
-    def __init__(self, sentence, token):
+    def __init__(self, sentence, head):
         self.sentence = _sentence_box(sentence)
         self._picker = _TokenPicker("Token:")
         self.token = self._picker.widget
-        super().__init__([widgets.HBox([self.sentence, self.token])],
-                         [self.sentence, self.token])
+        self.head = widgets.Dropdown(options=list(_UPDATE_HEADS),
+                                     value=head if head in _UPDATE_HEADS else "sense",
+                                     description="Head:",
+                                     layout=widgets.Layout(width="14em"))
+        super().__init__([widgets.HBox([self.sentence, self.token, self.head])],
+                         [self.sentence, self.token, self.head])
 
     def _build(self, layer):
-        head = _head("sense_head")
-        self._cols = np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
+        n_cols = max(len(_written_columns(_head(f))) for f in _UPDATE_HEADS.values())
         layer.flow = _Heatmap(layer, [0.15, 0.25, 0.38, 0.62],
                               cbar_rect=[0.545, 0.25, 0.015, 0.62],
                               clabel="weight x value", rows=MAX_TOKENS + 1,
-                              cols=len(self._cols), title_size=10)
+                              cols=n_cols, title_size=10)
         layer.sense = _Bars(layer, [0.76, 0.25, 0.21, 0.62], series=2,
                             rows=5, xlabel="cosine similarity",
                             legend=["before (E)", "after (E')"])
@@ -1321,7 +1344,8 @@ class _UpdateExplorer(_Explorer):
         t = self._picker.sync(self, r.tokens)
         if r.empty:
             return _empty_state(r, weights_shape=(0,))
-        head = _head("sense_head")
+        head = _head(_UPDATE_HEADS.get(self.head.value, "sense_head"))
+        cols = _written_columns(head)
         Q, K, V = _project(head, r.E)
         _, A = scaled_dot_product_attention(Q, K, V)
         a = A[t]
@@ -1338,22 +1362,29 @@ class _UpdateExplorer(_Explorer):
             extra.update(before_sense=b_name, after_sense=a_name)
             verdict = f"nearest sense\n{b_name} -> {a_name}"
         else:
-            near = [wd for wd, _ in lex.nearest_words(after, k=5)]
-            cos = np.array([[lex.cosine(before[: len(lex.FEATURES)],
-                                        lex.load_lexicon().vector(wd)) for wd in near],
-                            [lex.cosine(after[: len(lex.FEATURES)],
-                                        lex.load_lexicon().vector(wd)) for wd in near]])
-            names = [_display_label(wd)[0] for wd in near]
-            verdict = "nearest words\nafter the update"
+            n_feat = len(lex.FEATURES)
+            change = np.abs(dE[:n_feat])
+            top = [i for i in np.argsort(-change, kind="stable")[:5]
+                   if change[i] > 1e-9]
+            for i in np.argsort(-np.abs(after[:n_feat]), kind="stable"):
+                if len(top) >= 3:
+                    break
+                if i not in top:
+                    top.append(i)  # pad with the word's own largest features
+            top = np.array(top, dtype=int)
+            cos = np.vstack([before[top], after[top]])  # feature values
+            names = [lex.FEATURES[i] for i in top]
+            verdict = "features that\nchanged most"
         return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
                                weights=a, target=t, flowing=flowing, dE=dE,
                                cos=cos, names=names, verdict=verdict, notes=r.notes,
-                               extra=extra)
+                               cols=cols, head_name=self.head.value,
+                               is_sense=word in hd.SENSES, extra=extra)
 
     def _paint(self, layer, s):
         feats = _lexicon().feature_names()
-        cols = [feats[c] for c in self._cols]
-        data = np.vstack([s.flowing[:, self._cols], s.dE[None, self._cols]])
+        cols = [feats[c] for c in s.cols]
+        data = np.vstack([s.flowing[:, s.cols], s.dE[None, s.cols]])
         lim = _nice(max(np.max(np.abs(data)), 1e-9))
         label = s.labels[s.target]
         rows = [f"{lab} ({w:.2f})" for lab, w in zip(s.labels, s.weights)]
@@ -1361,26 +1392,36 @@ class _UpdateExplorer(_Explorer):
         colours = ["black"] * len(s.labels) + [_BAR_HIGHLIGHT]
         k1 = layer.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
                                title=f"Values flowing into '{label}' (weight x V)",
-                               xlabel="feature written by the sense head",
+                               xlabel=f"feature written by the {s.head_name} head",
                                ylabel="key token (attention weight)",
                                row_colours=colours)
-        k2 = layer.sense.update(s.cos, s.names, xlim=(-1.0, 1.0),
-                                title=f"'{label}': {s.verdict}")
+        if s.is_sense:
+            k2 = layer.sense.update(s.cos, s.names, xlim=(-1.0, 1.0),
+                                    title=f"'{label}': {s.verdict}")
+            xlabel = "cosine similarity to the sense"
+        else:
+            k2 = layer.sense.update(s.cos, s.names, title=f"'{label}': {s.verdict}")
+            xlabel = "feature value"
+        if layer.sense.ax.get_xlabel() != xlabel:
+            layer.sense.ax.set_xlabel(xlabel, fontsize=9)
+        k2 = k2 + (xlabel,)
         return k1 + k2
 
 
-def update_explorer(sentence=None, token=None):
+def update_explorer(sentence=None, token=None, head="sense"):
     """Lesson 05: the values that flow into one token, and where it ends up.
 
-    The hand-built sense head on a typed sentence. For the chosen token
-    (``.token``, an index) the left panel shows every key's weighted value
-    ``A[i, j] * V_j`` (in the feature columns the head writes) and their sum
-    ``dE``; the right panel compares ``E`` and ``E' = E + dE`` with the
-    senses of "bank"/"mole" (``.before_sense``, ``.after_sense``) or with the
-    nearest words. ``.weights`` is the token's (n,) row of ``A``.
+    A hand-built head (``.head``: "sense" by default, "adjective" to see
+    "creature" pick up "fluffy" and "blue", or "previous token") on a typed
+    sentence. For the chosen token (``.token``, an index) the left panel
+    shows every key's weighted value ``A[i, j] * V_j`` (in the feature
+    columns the head writes) and their sum ``dE``; the right panel compares
+    ``E`` and ``E' = E + dE`` with the senses of "bank"/"mole"
+    (``.before_sense``, ``.after_sense``) or with the nearest words.
+    ``.weights`` is the token's (n,) row of ``A``; ``.dE`` the update.
     """
     ex = _UpdateExplorer(_sentence("bank_river") if sentence is None else sentence,
-                         token)
+                         head)
     _choose(ex, token)
     return ex
 
@@ -1608,14 +1649,14 @@ class _ParameterCalculator(_Explorer):
     def _lines(self):
         c, d, k = self.counts, self.d_model.value, self.d_k.value
         h, L = self.n_heads.value, self.n_layers.value
-        ratio = c["square_value"] / (2 * c["value_down"])
+        ratio = c["square_value"] / c["value_down"]
         return [
             f"W_Q (d_model x d_k = {d:,} x {k:,}): {c['query']:,}",
             f"W_K: {c['key']:,}",
             f"value-down (d_model x d_k): {c['value_down']:,}",
             f"value-up (d_k x d_model): {c['value_up']:,}",
             f"a square value map (d_model x d_model) would be {c['square_value']:,}"
-            f" ({ratio:.3g} x value-down + value-up)",
+            f" ({ratio:.3g} times one d_model x d_k matrix)",
             f"per head (4 matrices): {c['per_head']:,} ({_about(c['per_head'])})",
             f"per block ({h:,} heads): {c['per_block']:,} ({_about(c['per_block'])})",
             f"all {L:,} layers: {c['total']:,} ({_about(c['total'])})",

@@ -476,3 +476,16 @@ def test_ipython_display_publishes_widget_png_and_text(monkeypatch):
     assert set(bundle) == {"text/plain", "image/png",
                            "application/vnd.jupyter.widget-view+json"}
     assert bundle["text/plain"] == "<multi_head_explorer: 8 tokens>"
+
+
+def test_update_explorer_adjective_head_gives_fluffy_blue_creature():
+    ex = W.update_explorer(CREATURE, token="creature", head="adjective")
+    names = lexicon.feature_names()
+    dE = dict(zip(names, ex.dE))
+    assert dE["colour"] > 0.1 and dE["texture"] > 0.1  # from "blue", "fluffy"
+    assert dE["money"] == 0
+    run = heads.run_head(heads.adjective_head(), CREATURE)
+    np.testing.assert_allclose(ex.dE, run.dE[3], atol=1e-12)
+    ex.head.value = "sense"
+    np.testing.assert_allclose(ex.weights, heads.run_head(heads.sense_head(),
+                                                          CREATURE).weights[3])
