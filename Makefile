@@ -19,6 +19,7 @@ help:
 	@echo "make notebooks  re-execute every notebook in place (stored outputs)"
 	@echo "make nav        refresh navigation, setup cells and lesson lists"
 	@echo "make check      report notebook form problems (stale nav, errors, ...)"
+	@echo "make test-browser / test-compat   one part of the checks (see tests/*/*.mk)"
 
 # Python >= 3.10 check, then the virtual environment itself.
 $(VPY):
@@ -99,3 +100,9 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
+
+# Extra targets kept beside the tests they run:
+#   make test-browser, make test-browser-selfcheck  (tests/browser/browser.mk)
+#   make test-compat  (oldest supported versions, tests/compat/compat.mk)
+-include tests/browser/browser.mk
+-include tests/compat/compat.mk
