@@ -77,6 +77,8 @@ test: $(STAMP)
 	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
 	echo "== nbval (strict) notebooks/"; \
 	$(VPY) -m pytest --nbval notebooks || status=1; \
+	echo "== old versions: ipywidgets 7.7, numpy 1.26 (tests/compat)"; \
+	$(MAKE) --no-print-directory test-compat || status=1; \
 	if [ -n "$$browser" ]; then \
 	  wait $$browser || status=1; \
 	  echo "== pytest tests/browser (real browser; log: $(BROWSER_LOG))"; \
@@ -99,10 +101,11 @@ lint: $(STAMP)
 	$(VPY) -m ruff check helpers tests
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .venv-compat .pytest_cache .ruff_cache build *.egg-info
 
 # Extra targets kept beside the tests they run:
 #   make test-browser, make test-browser-selfcheck  (tests/browser/browser.mk)
-#   make test-compat  (oldest supported versions, tests/compat/compat.mk)
+#   make test-compat  (oldest supported versions, tests/compat/compat.mk; also
+#                      part of make test)
 -include tests/browser/browser.mk
 -include tests/compat/compat.mk

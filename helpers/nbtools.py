@@ -173,6 +173,16 @@ def _setup_notebook(repo="{REPO_SLUG}", branch="{BRANCH}"):
 
     # No "Software" entry in the PNGs: the stored images stay byte-identical.
     set_matplotlib_formats("png", metadata={{"Software": None}})
+    from matplotlib.figure import Figure
+
+    def figure_text(fig, printer, cycle):
+        # A figure's text form is its title, not "<Figure size 640x480 ...>".
+        titles = [fig._suptitle] if fig._suptitle else []
+        titles += [ax.title for ax in fig.axes]
+        title = next((t.get_text() for t in titles if t.get_text()), "")
+        printer.text(f"<figure: {{title}}>" if title else "<figure>")
+
+    shell.display_formatter.formatters["text/plain"].for_type(Figure, figure_text)
 
 
 _setup_notebook()
@@ -687,11 +697,10 @@ def output_problems(nb) -> list[str]:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 problems.append(f"cell {i}: stored error {out.get('ename')}")
-            elif "<Figure size" in _text(out) and not any(
-                mime.startswith("image/") for mime in out.get("data", {})
-            ):
+            elif "<Figure size" in _text(out):
                 problems.append(f"cell {i}: stored '<Figure size ...>' text "
-                                "(end the plot line with ';')")
+                                "(run the setup cell first, end the cell with "
+                                "the figure or plt.show())")
     return problems
 
 
