@@ -84,7 +84,7 @@ def toy_notebook(name="05_values_and_update.ipynb"):
                           execution_count=1)
     plot = new_code_cell("fig = plot();", execution_count=2, outputs=[
         new_output("display_data", data={"image/png": "iVBOR",
-                                         "text/plain": "<Figure size 640x480>"})])
+                                         "text/plain": "<figure: Values>"})])
     nb = new_notebook(cells=[
         new_markdown_cell("# 05 · Values"),
         new_markdown_cell(nbtools.nav_markdown(name, names, titles),
