@@ -134,7 +134,9 @@ def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> 
     else:
         ax.set_yticks(positions, texts)
         ax.yaxis.set_minor_locator(FixedLocator([]))
-    fontsize = 10 if count <= 12 else 8 if count <= 30 else 6
+    # 8 pt is the smallest size that still reads on a projector; at most
+    # MAX_TICK_LABELS labels are written, so 8 pt fits the widest figures.
+    fontsize = 10 if count <= 12 else 8
     ax.tick_params(axis=axis, labelsize=fontsize, length=2)
 
 
@@ -172,7 +174,10 @@ def _annotate_cells(ax, data: np.ndarray, image) -> None:
         if not np.isfinite(value):
             text, colour = ("-∞" if value < 0 else "∞" if value > 0 else "NaN"), "black"
         else:
-            text = f"{value:.3g}" if big else f"{value:.2f}"
+            # round first and add +0.0 so that tiny negatives such as -1e-17
+            # are written "0.00", never "-0.00" (IEEE: -0.0 + 0.0 == +0.0)
+            shown = round(float(value), 2) + 0.0
+            text = f"{float(value) + 0.0:.3g}" if big else f"{shown:.2f}"
             colour = _text_colour(image.cmap(image.norm(value)))
         ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=colour)
 

@@ -44,6 +44,8 @@ import numpy as np
 from helpers import lexicon
 from helpers.attention import scaled_dot_product_attention, softmax
 
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
 __all__ = [
     "SENSE_LABELS",
     "CLASSES",
@@ -766,19 +768,28 @@ class TrainingMonitor:
     of :func:`train` in the next: the bar and the curve move while the model
     trains. Cheap on purpose: the curve is a small PNG redrawn only when
     ``update`` is called (every ``every`` steps).
+
+    Like the explorers of :mod:`helpers.widgets`, its display carries, next
+    to the live widget, a short text form (``<TrainingMonitor: 300 steps>``)
+    and a static PNG of the curve, so a stored notebook read without a
+    kernel (on GitHub, say) shows a picture instead of a widget repr. When
+    the last step arrives, the displayed output is updated in place, so the
+    stored picture is the finished curve.
     """
 
     def __init__(self, steps: int, title: str = "Training loss (live)"):
         import ipywidgets as widgets
 
         self.title = title
+        self.n_steps = int(steps)
         self.steps, self.losses = [], []
-        self.bar = widgets.IntProgress(value=0, min=0, max=int(steps),
+        self.bar = widgets.IntProgress(value=0, min=0, max=self.n_steps,
                                        description="step 0")
         self.label = widgets.Label("not started")
         self.image = widgets.Image(format="png")
         self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]),
                                     self.image])
+        self._handles = []
         self._draw()
 
     def update(self, step, loss, params=None):
@@ -789,6 +800,9 @@ class TrainingMonitor:
         self.bar.description = f"step {int(step)}"
         self.label.value = f"loss {float(loss):.3f}"
         self._draw()
+        if int(step) >= self.n_steps:
+            for handle in self._handles:   # the finished curve, for the record
+                handle.update(self._repr_mimebundle_(), raw=True)
 
     def _draw(self):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -803,11 +817,34 @@ class TrainingMonitor:
         ax.set_xlabel("training step")
         ax.set_ylabel("loss (cross-entropy)")
         buf = io.BytesIO()
-        FigureCanvasAgg(fig).print_png(buf)
+        # no "Software" entry: the same curve always gives the same bytes
+        FigureCanvasAgg(fig).print_png(buf, metadata={"Software": None})
         self.image.value = buf.getvalue()
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def _summary(self):
+        return f"<TrainingMonitor: {self.n_steps} steps>"
+
+    def __repr__(self):
+        return self._summary()
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        import base64
+
+        data = {"text/plain": self._summary()}
+        if self.image.value:
+            data["image/png"] = base64.b64encode(bytes(self.image.value)).decode(
+                "ascii")
+        view = self.widget._repr_mimebundle_(**kwargs) or {}
+        if _WIDGET_VIEW in view:
+            data[_WIDGET_VIEW] = view[_WIDGET_VIEW]
+        return data
+
+    def _ipython_display_(self, **kwargs):
+        from IPython.display import display
+
+        handle = display(self._repr_mimebundle_(), raw=True, display_id=True)
+        if handle is not None:
+            self._handles.append(handle)
 
 
 def loss_figure(history, title="Training loss"):

@@ -1066,6 +1066,21 @@ def embedding_explorer(sentence=None):
 # --------------------------------------------------------------------------
 # 02: context as a weighted sum
 # --------------------------------------------------------------------------
+def _sense_verdict(sims, tol=1e-9):
+    """'river (0.87)'; 'tie (0.79 each)' or 'tie: a = b (0.6)' when the best tie.
+
+    Like lesson 05's ``verdict``: equally close senses are reported as a tie,
+    never as a winner picked by dictionary order.
+    """
+    top = max(sims.values())
+    best = [name for name, c in sims.items() if top - c < tol]
+    if len(best) == 1:
+        return f"{best[0]} ({top:.2f})"
+    if len(best) == len(sims):
+        return f"tie ({top:.2f} each)"
+    return f"tie: {' = '.join(best)} ({top:.2f})"
+
+
 class _WeightedSumExplorer(_Explorer):
     kind = "weighted_sum_explorer"
     figsize = (8.4, 6.4)
@@ -1102,15 +1117,16 @@ class _WeightedSumExplorer(_Explorer):
         sense_note = ""
         extra = {"scores": scores, "new_vector": new, "target": t, "senses": None}
         if word in _heads().SENSES:
-            b_name, b_sims = _heads().nearest_sense(word, F[t])
-            a_name, a_sims = _heads().nearest_sense(word, new)
-            sense_note = (f"nearest sense before: {b_name} ({b_sims[b_name]:.2f}), "
-                          f"after: {a_name} ({a_sims[a_name]:.2f})")
+            _, b_sims = _heads().nearest_sense(word, F[t])
+            _, a_sims = _heads().nearest_sense(word, new)
+            sense_note = (f"nearest sense before: {_sense_verdict(b_sims)}, "
+                          f"after: {_sense_verdict(a_sims)}")
             extra["senses"] = {"before": b_sims, "after": a_sims}
         else:
             near = lex.nearest_words(new, k=3, exclude=(word,))
             sense_note = "nearest words after: " + ", ".join(
                 f"{_display_label(wd)[0]} ({c:.2f})" for wd, c in near)
+        extra["sense_note"] = sense_note
         return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
                                weights=w, target=t, scores=scores,
                                before=F[t], new=new, sense_note=sense_note,
@@ -1136,7 +1152,8 @@ def weighted_sum_explorer(sentence=None, token=None):
     see the dot-product scores with every word, the softmax weights and the
     new vector next to the old one (features only, no positions), with the
     nearest sense of "bank"/"mole". ``.weights`` is the (n,) weight vector;
-    ``.scores`` and ``.new_vector`` are exposed too.
+    ``.scores`` and ``.new_vector`` are exposed too, and ``.sense_note``, the
+    verdict in the title of panel 3 (a tie is reported as a tie).
     """
     ex = _WeightedSumExplorer(_sentence("river_bank") if sentence is None
                               else sentence)

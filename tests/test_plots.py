@@ -177,6 +177,23 @@ def test_heatmap_annotations_with_contrasting_colours():
     assert not plots.heatmap(A, ["x", "y"], ["x", "y"]).axes[0].texts
 
 
+def test_heatmap_annotations_never_show_minus_zero():
+    # -1e-17 and -0.004 both round to zero: the cell must read "0.00"
+    A = np.array([[-1e-17, -0.004], [-0.0, -0.006]])
+    fig = plots.heatmap(A, ["x", "y"], ["x", "y"], annotate=True, cmap="viridis")
+    cells = [t.get_text() for t in fig.axes[0].texts]
+    assert cells == ["0.00", "0.00", "0.00", "-0.01"]
+
+
+def test_many_feature_labels_are_readable():
+    # 36 named features (lesson 01's embedding matrix): all written, at 8 pt
+    names = [f"feature{k}" for k in range(36)]
+    fig = plots.heatmap(np.eye(4, 36), TOKENS, names, xlabel="feature")
+    labels = fig.axes[0].get_xticklabels()
+    assert tick_texts(labels) == names
+    assert all(t.get_fontsize() >= 8 for t in labels)
+
+
 def test_heatmap_handles_no_tokens_and_long_lists():
     fig = plots.heatmap(np.zeros((0, 0)), [], [], title="Empty sentence")
     assert "no tokens to show" in texts(fig)

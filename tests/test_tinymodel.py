@@ -247,3 +247,51 @@ def test_next_model_learns_agreement():
     params, history, held_out = tm.train_next_model()
     assert history[-1] < history[0]
     assert tm.evaluate_next(params, held_out)["agreement"] >= 0.9
+
+
+class _FakeHandle:
+    """Stands in for IPython's DisplayHandle: records every update."""
+
+    def __init__(self):
+        self.updates = []
+
+    def update(self, obj, raw=False):
+        self.updates.append((obj, raw))
+
+
+def test_training_monitor_shows_text_and_a_picture_not_a_widget_repr():
+    import base64
+
+    monitor = tm.TrainingMonitor(steps=300, title="loss")
+    assert repr(monitor) == "<TrainingMonitor: 300 steps>"
+    bundle = monitor._repr_mimebundle_()
+    assert bundle["text/plain"] == "<TrainingMonitor: 300 steps>"
+    assert "VBox" not in bundle["text/plain"]
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(b"\x89PNG") and b"Software" not in png
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view["model_id"] == monitor.widget.model_id
+    monitor.widget.close()
+
+
+def test_training_monitor_records_the_finished_curve_only_at_the_end():
+    monitor = tm.TrainingMonitor(steps=4)
+    handle = _FakeHandle()
+    monitor._handles.append(handle)
+    blank = monitor._repr_mimebundle_()["image/png"]
+    for step, loss in ((2, 1.0), (3, 0.5)):
+        monitor.update(step, loss)
+    assert handle.updates == []                      # not finished yet
+    monitor.update(4, 0.25)
+    assert monitor.bar.value == 4 and monitor.label.value == "loss 0.250"
+    assert len(handle.updates) == 1
+    final, raw = handle.updates[0]
+    assert raw and final["text/plain"] == "<TrainingMonitor: 4 steps>"
+    assert final["image/png"] != blank
+    # the same curve gives the same bytes (stored notebooks stay identical)
+    again = tm.TrainingMonitor(steps=4)
+    for step, loss in ((2, 1.0), (3, 0.5), (4, 0.25)):
+        again.update(step, loss)
+    assert again._repr_mimebundle_()["image/png"] == final["image/png"]
+    monitor.widget.close()
+    again.widget.close()

@@ -204,6 +204,20 @@ def test_weighted_sum_hand_worked():
     np.testing.assert_allclose(ex.weights, softmax(F @ F[0]))
 
 
+def test_weighted_sum_reports_a_sense_tie():
+    # before mixing, "bank" is exactly as close to both senses (lessons 01, 02)
+    ex = W.weighted_sum_explorer(heads.CURRICULUM_SENTENCES["bank_river"],
+                                 token="bank")
+    before, after = ex.senses["before"], ex.senses["after"]
+    assert abs(before["river"] - before["money"]) < 1e-9
+    assert after["river"] > after["money"] + 0.1
+    assert ex.sense_note == (f"nearest sense before: tie ({before['river']:.2f} each)"
+                             f", after: river ({after['river']:.2f})")
+    ex.sentence.value = "take a biopsy of the mole"
+    assert ex.sense_note.startswith("nearest sense before: tie (0.75 each), after:")
+    assert W._sense_verdict({"a": 0.5, "b": 0.5, "c": 0.1}) == "tie: a = b (0.50)"
+
+
 def test_token_choice_follows_the_word():
     ex = W.qk_explorer(CREATURE, token="blue")
     assert ex.tokens[ex.token.value] == "blue"
