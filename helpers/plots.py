@@ -29,7 +29,12 @@ from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
-from matplotlib.ticker import FixedLocator
+from matplotlib.ticker import (
+    FixedFormatter,
+    FixedLocator,
+    NullFormatter,
+    NullLocator,
+)
 
 __all__ = [
     "AttentionFigure",
@@ -689,6 +694,20 @@ def bar_view(
 # -------------------------------------------------------------- cost curve ---
 
 
+def _measured_size_ticks(ax, sizes, most: int = 8) -> None:
+    """Tick the log x-axis at the measured sizes only, as plain numbers
+    (256, 512, 1024, ...), with no minor ticks or labels in between."""
+    ticks = np.unique(sizes)
+    step = max(1, int(np.ceil(len(ticks) / most)))
+    ticks = ticks[::step]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(
+        FixedFormatter([f"{t:.0f}" if t == round(t) else f"{t:g}" for t in ticks])
+    )
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def loglog_cost(
     sizes,
     seconds,
@@ -727,6 +746,7 @@ def loglog_cost(
         ref_n, ref_y = n[ok][-1], y[ok][-1]
         guide = ref_y * (n[ok] / ref_n) ** 2
         ax.loglog(n[ok], guide, "--", color="0.4", label="∝ n² (slope 2)")
+        _measured_size_ticks(ax, n[ok])
         ax.legend(fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(title)

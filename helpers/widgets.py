@@ -94,6 +94,14 @@ SETTLE = 0.012
 MAX_WAIT = 0.15
 #: Token labels longer than this are cut and end in an ellipsis.
 LABEL_CHARS = 14
+#: Size of the feature-name labels (lessons 01, 02), in points of these
+#: DPI-80 pictures: 10 pt here is 11 pixels, the size of the 8 pt labels of
+#: helpers.plots at the notebooks' 100 dpi (readable on a projector).
+FEATURE_LABEL_SIZE = 10
+#: Every attention-weight picture uses this one colour scale, so that the
+#: same colour means the same weight in every lesson.
+WEIGHT_RANGE = (0.0, 1.0)
+_WEIGHT_SCALE = {"vmin": WEIGHT_RANGE[0], "vmax": WEIGHT_RANGE[1]}
 
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _CMAP = "viridis"
@@ -480,8 +488,9 @@ class _Heatmap:
 
     def __init__(self, layer, rect, *, cbar_rect=None, clabel="attention weight",
                  rows=MAX_TOKENS, cols=MAX_TOKENS, cmap=_CMAP, title_size=11,
-                 annotate=False):
+                 annotate=False, col_size=None):
         fig = layer.fig
+        self.col_size = col_size  # None: the size follows the number of labels
         self.layer = layer
         self.ax = ax = fig.add_axes(rect)
         ax.set_xticks([])
@@ -533,9 +542,10 @@ class _Heatmap:
         self.im.set_clim(vmin, vmax)
         self.ax.set_xlim(-0.5, m - 0.5)
         self.ax.set_ylim(n - 0.5, -0.5)
-        for texts, labels, colours in ((self.row_text, row_labels, row_colours),
-                                       (self.col_text, col_labels, col_colours)):
-            size = _label_size(len(labels))
+        sizes = self._label_sizes(row_labels, col_labels)
+        for texts, labels, colours, size in (
+                (self.row_text, row_labels, row_colours, sizes[0]),
+                (self.col_text, col_labels, col_colours, sizes[1])):
             for i, t in enumerate(texts):
                 on = i < len(labels)
                 _set_text(t, labels[i] if on else None, visible=on, size=size,
@@ -558,10 +568,8 @@ class _Heatmap:
         # put the axis titles just beyond the longest label
         dpi = self.layer.fig.dpi
         offsets = (
-            -(_labels_width(tuple(row_labels), _label_size(len(row_labels)), dpi)
-              * 72.0 / dpi + 6),
-            -(_labels_width(tuple(col_labels), _label_size(len(col_labels)), dpi)
-              * 72.0 / dpi + 6),
+            -(_labels_width(tuple(row_labels), sizes[0], dpi) * 72.0 / dpi + 6),
+            -(_labels_width(tuple(col_labels), sizes[1], dpi) * 72.0 / dpi + 6),
         )
         if offsets != self._label_offsets:
             fig, ax = self.layer.fig, self.ax
@@ -571,6 +579,31 @@ class _Heatmap:
                                                   y=offsets[1], units="points"))
             self._label_offsets = offsets
         return ("heat", round(float(vmin), 6), round(float(vmax), 6))
+
+    def _label_sizes(self, row_labels, col_labels):
+        col = self.col_size if self.col_size is not None else _label_size(
+            len(col_labels))
+        return _label_size(len(row_labels)), col
+
+    def group_columns(self, groups, names):
+        """Mark groups of columns that never change (the feature columns):
+        white separator lines between the groups and each group's name below
+        the column labels. ``groups``: [(name, number of columns), ...]."""
+        layer, ax, fig = self.layer, self.ax, self.layer.fig
+        size = self.col_size or _label_size(len(names))
+        below = (_labels_width(tuple(names), size, fig.dpi) * 72.0 / fig.dpi + 6)
+        under = blended_transform_factory(
+            ax.transData, offset_copy(ax.transAxes, fig=fig, y=-below, units="points"))
+        start = 0
+        self.separators, self.group_text = [], []
+        for k, (name, count) in enumerate(groups):
+            if k:
+                line = ax.axvline(start - 0.5, color="white", lw=2.5)
+                self.separators.append(layer.add(line))  # drawn over the image
+            self.group_text.append(ax.text(
+                start + (count - 1) / 2, 0, name, transform=under, ha="center",
+                va="top", fontsize=size, color="#444444", parse_math=False))
+            start += count
 
 
 class _Bars:
@@ -999,7 +1032,7 @@ class _FirstTaste(_Explorer):
             s.weights, s.labels, s.labels,
             title="Who looks at whom (each row sums to 1)",
             xlabel="key: the word being looked at",
-            ylabel="query: the word looking")
+            ylabel="query: the word looking", **_WEIGHT_SCALE)
 
 
 def first_taste(sentence=None):
@@ -1015,19 +1048,40 @@ def first_taste(sentence=None):
 # --------------------------------------------------------------------------
 # 01: embeddings
 # --------------------------------------------------------------------------
+def _feature_groups():
+    """The feature columns in groups: [(name, number of columns), ...]."""
+    lex = _lexicon()
+    n_pos = len(getattr(lex, "POS_TAGS", ()))
+    n_fields = len(getattr(lex, "FIELDS", ()))
+    n_flags = len(lex.FEATURES) - n_pos - n_fields
+    if not n_pos or not n_fields or n_flags < 0:
+        return [("named features", len(lex.FEATURES))]
+    groups = [("part of speech", n_pos), ("meaning fields", n_fields)]
+    return groups + ([("flags", n_flags)] if n_flags else [])
+
+
+def _feature_heatmap(layer, rect, cbar_rect, **kw):
+    """A heatmap with one column per named feature, in readable labels and
+    grouped (part of speech | meaning fields | flags)."""
+    feats = list(_lexicon().FEATURES)
+    heat = _Heatmap(layer, rect, cbar_rect=cbar_rect, cols=len(feats),
+                    col_size=FEATURE_LABEL_SIZE, **kw)
+    heat.group_columns(_feature_groups(), feats)
+    return heat
+
+
 class _EmbeddingExplorer(_Explorer):
     kind = "embedding_explorer"
-    figsize = (8.4, 5.4)
+    figsize = (8.4, 5.8)
 
     def __init__(self, sentence):
         self.sentence = _sentence_box(sentence)
         super().__init__([self.sentence], [self.sentence])
 
     def _build(self, layer):
-        n_feat = len(_lexicon().FEATURES)
-        layer.heat = _Heatmap(layer, [0.15, 0.27, 0.74, 0.63],
-                              cbar_rect=[0.91, 0.27, 0.02, 0.63],
-                              clabel="feature value", cols=n_feat)
+        layer.heat = _feature_heatmap(layer, [0.15, 0.26, 0.74, 0.65],
+                                      [0.91, 0.26, 0.02, 0.65],
+                                      clabel="feature value")
 
     def _compute(self):
         lex = _lexicon()
@@ -1048,7 +1102,7 @@ class _EmbeddingExplorer(_Explorer):
         return layer.heat.update(
             s.weights, s.labels, feats,
             title="Embedding matrix E: one row per token (red '?' = unknown word)",
-            xlabel="named feature", ylabel="token", vmin=0.0, vmax=1.0,
+            ylabel="token", vmin=0.0, vmax=1.0,
             row_colours=s.colours)
 
 
@@ -1081,9 +1135,16 @@ def _sense_verdict(sims, tol=1e-9):
     return f"tie: {' = '.join(best)} ({top:.2f})"
 
 
+def _sense_name(sims, tol=1e-9):
+    """The nearest sense, or "tie" when several are equally near."""
+    top = max(sims.values())
+    best = [name for name, c in sims.items() if top - c < tol]
+    return best[0] if len(best) == 1 else "tie"
+
+
 class _WeightedSumExplorer(_Explorer):
     kind = "weighted_sum_explorer"
-    figsize = (8.4, 6.4)
+    figsize = (8.4, 7.2)
 
     def __init__(self, sentence):
         self.sentence = _sentence_box(sentence)
@@ -1093,15 +1154,13 @@ class _WeightedSumExplorer(_Explorer):
                          [self.sentence, self.token])
 
     def _build(self, layer):
-        layer.scores = _Bars(layer, [0.14, 0.47, 0.32, 0.43],
+        layer.scores = _Bars(layer, [0.14, 0.52, 0.32, 0.39],
                              xlabel="score = target . word")
-        layer.weights = _Bars(layer, [0.63, 0.47, 0.32, 0.43],
+        layer.weights = _Bars(layer, [0.63, 0.52, 0.32, 0.39],
                               xlabel="weight = softmax(scores)")
-        n_feat = len(_lexicon().FEATURES)
-        layer.result = _Heatmap(layer, [0.14, 0.155, 0.74, 0.13],
-                                cbar_rect=[0.9, 0.155, 0.015, 0.13],
-                                clabel="value", rows=2, cols=n_feat,
-                                title_size=10)
+        layer.result = _feature_heatmap(layer, [0.14, 0.21, 0.74, 0.15],
+                                        [0.9, 0.21, 0.015, 0.15],
+                                        clabel="value", rows=2, title_size=10)
 
     def _compute(self):
         lex = _lexicon()
@@ -1136,7 +1195,7 @@ class _WeightedSumExplorer(_Explorer):
         t, label = s.target, s.labels[s.target]
         k1 = layer.scores.update(s.scores, s.labels, highlight=t,
                                  title=f"1. scores of '{label}' with every word")
-        k2 = layer.weights.update(s.weights, s.labels, highlight=t, xlim=(0.0, 1.0),
+        k2 = layer.weights.update(s.weights, s.labels, highlight=t, xlim=WEIGHT_RANGE,
                                   title="2. weights (they sum to 1)")
         k3 = layer.result.update(
             np.vstack([s.before, s.new]), [label, f"{label}'"],
@@ -1298,11 +1357,12 @@ class _PatternExplorer(_Explorer):
                 s.weights.T, s.labels, s.labels,
                 title=f"Video convention: keys as rows, softmax down each column\n"
                       f"T = {s.T:.2f}, {how}",
-                xlabel="query (each column sums to 1)", ylabel="key")
+                xlabel="query (each column sums to 1)", ylabel="key",
+                **_WEIGHT_SCALE)
         return layer.heat.update(
             s.weights, s.labels, s.labels,
             title=f"Rows = queries, softmax along each row\nT = {s.T:.2f}, {how}",
-            xlabel="key", ylabel="query (each row sums to 1)")
+            xlabel="key", ylabel="query (each row sums to 1)", **_WEIGHT_SCALE)
 
 
 def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_ROWS):
@@ -1370,14 +1430,18 @@ class _UpdateExplorer(_Explorer):
         dE = flowing.sum(axis=0)
         before, after = r.E[t], r.E[t] + dE
         word = r.tokens[t]
-        extra = {"dE": dE, "target": t, "before_sense": None, "after_sense": None}
+        extra = {"dE": dE, "target": t, "before_sense": None, "after_sense": None,
+                 "senses": None, "sense_note": ""}
         if word in hd.SENSES:
-            b_name, b = hd.nearest_sense(word, before)
-            a_name, af = hd.nearest_sense(word, after)
+            _, b = hd.nearest_sense(word, before)
+            _, af = hd.nearest_sense(word, after)
             names = list(b)
             cos = np.array([[b[k] for k in names], [af[k] for k in names]])
-            extra.update(before_sense=b_name, after_sense=a_name)
-            verdict = f"nearest sense\n{b_name} -> {a_name}"
+            b_verdict, a_verdict = _sense_verdict(b), _sense_verdict(af)
+            note = f"before: {b_verdict} \u2192 after: {a_verdict}"
+            extra.update(before_sense=_sense_name(b), after_sense=_sense_name(af),
+                         senses={"before": b, "after": af}, sense_note=note)
+            verdict = f"nearest sense\nbefore: {b_verdict}\n\u2192 after: {a_verdict}"
         else:
             n_feat = len(lex.FEATURES)
             change = np.abs(dE[:n_feat])
@@ -1434,7 +1498,10 @@ def update_explorer(sentence=None, token=None, head="sense"):
     shows every key's weighted value ``A[i, j] * V_j`` (in the feature
     columns the head writes) and their sum ``dE``; the right panel compares
     ``E`` and ``E' = E + dE`` with the senses of "bank"/"mole"
-    (``.before_sense``, ``.after_sense``) or with the nearest words.
+    (``.before_sense``, ``.after_sense``: a sense name, or "tie" when two
+    senses are equally near; cosines in ``.senses``; the verdict, e.g.
+    "before: tie (0.79 each) → after: river (0.86)", in ``.sense_note``) or
+    with the nearest words.
     ``.weights`` is the token's (n,) row of ``A``; ``.dE`` the update.
     """
     ex = _UpdateExplorer(_sentence("bank_river") if sentence is None else sentence,
@@ -1495,7 +1562,7 @@ class _MaskExplorer(_Explorer):
             lim = _nice(np.max(np.abs(finite)) if finite.size else 1.0)
             vmin, vmax = -lim, lim
         elif s.step == 3:
-            vmin, vmax = 0.0, 1.0
+            vmin, vmax = WEIGHT_RANGE
         else:
             lim = _nice(max(np.max(np.abs(s.shown)), 1e-9))
             vmin, vmax = -lim, lim
@@ -1594,11 +1661,11 @@ class _MultiHeadExplorer(_Explorer):
             desc = self._heads_list[k].description
             return ("single",) + layer.single.update(
                 s.weights, s.labels, s.labels, xlabel="key", ylabel="query",
-                title=f"Head '{s.choice}': {desc}")
+                title=f"Head '{s.choice}': {desc}", **_WEIGHT_SCALE)
         for k, g in enumerate(layer.grid):
             g.update(s.all[k], s.labels if k == 0 else [], s.labels,
                      title=f"{s.names[k]}", xlabel="key",
-                     ylabel="query" if k == 0 else "")
+                     ylabel="query" if k == 0 else "", **_WEIGHT_SCALE)
         return ("grid",)
 
 
@@ -1783,7 +1850,8 @@ class _CrossExplorer(_Explorer):
         return layer.heat.update(
             s.weights, s.labels, s.src_labels,
             title=f"Cross-attention: {n} target queries x {m} source keys",
-            xlabel="source word (key, value)", ylabel="target word (query)")
+            xlabel="source word (key, value)", ylabel="target word (query)",
+            **_WEIGHT_SCALE)
 
     def _summary(self):
         return (f"<cross_explorer: {len(getattr(self, 'target_tokens', []))} target x "
@@ -1879,7 +1947,8 @@ class _SenseExplorer(_Explorer):
         colours = [_BAR_HIGHLIGHT if i == t else "black" for i in range(len(s.labels))]
         k1 = layer.heat.update(s.weights, s.labels, s.labels, xlabel="key",
                                ylabel="query", row_colours=colours,
-                               title=f"Learned attention (head {s.head})")
+                               title=f"Learned attention (head {s.head})",
+                               **_WEIGHT_SCALE)
         if t is None:
             layer.probs.set_visible(False)
             return k1 + ("no target",)

@@ -435,3 +435,43 @@ def test_default_colour_maps_read_in_greyscale():
         luminance = rgb @ np.array([0.2126, 0.7152, 0.0722])
         steps = np.diff(luminance)
         assert (steps > 0).all() or (steps < 0).all(), cmap.name
+
+
+# ------------------------------------------------------------- cost curve ---
+
+
+def test_loglog_cost_ticks_only_the_measured_sizes_as_plain_numbers():
+    sizes = [256, 512, 1024, 2048, 4096]
+    seconds = [1e-3 * (n / 256) ** 2 for n in sizes]
+    megabytes = [4 * n * n / 2**20 for n in sizes]
+    fig = plots.loglog_cost(sizes, seconds, megabytes)
+    axes = [ax for ax in fig.axes if ax.get_xlabel()]
+    assert len(axes) == 2
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()  # tick labels are made at draw time
+    renderer = canvas.get_renderer()
+    for ax in axes:
+        assert ax.get_xscale() == "log"
+        np.testing.assert_allclose(ax.get_xticks(), sizes)
+        labels = ax.get_xticklabels()
+        assert tick_texts(labels) == ["256", "512", "1024", "2048", "4096"]
+        assert not [t for t in ax.get_xticklabels(minor=True) if t.get_text()]
+        assert len(ax.xaxis.get_minorticklocs()) == 0
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        for left, right in zip(boxes, boxes[1:]):  # no two labels overlap
+            assert left.x1 < right.x0
+    # the measured points and the n² guide are still drawn
+    (time_ax, _) = axes
+    measured = [line for line in time_ax.get_lines() if line.get_label() == "measured"]
+    np.testing.assert_allclose(measured[0].get_ydata(), np.array(seconds) * 1e3)
+
+
+def test_loglog_cost_thins_many_sizes():
+    sizes = 2 ** np.arange(4, 20)  # 16 sizes: at most 8 labels
+    fig = plots.loglog_cost(sizes, sizes.astype(float) ** 2 * 1e-9)
+    ax = fig.axes[0]
+    ticks = ax.get_xticks()
+    assert 0 < len(ticks) <= 8 and set(ticks) <= set(sizes.astype(float))
+    assert ticks[0] == 16

@@ -503,3 +503,108 @@ def test_update_explorer_adjective_head_gives_fluffy_blue_creature():
     ex.head.value = "sense"
     np.testing.assert_allclose(ex.weights, heads.run_head(heads.sense_head(),
                                                           CREATURE).weights[3])
+
+
+# --------------------------------------------------------------------------
+# review findings: readable feature names, one weight scale, sense ties
+# --------------------------------------------------------------------------
+def _pixels(size_pt, dpi):
+    return size_pt * dpi / 72.0
+
+
+@pytest.mark.parametrize("factory,panel", [
+    (W.embedding_explorer, "heat"),
+    (W.weighted_sum_explorer, "result"),
+])
+def test_feature_names_are_readable_and_grouped(factory, panel):
+    ex = factory()
+    heat = getattr(ex._layer, panel)
+    fig = ex.figure
+    shown = [t for t in heat.col_text if t.get_visible()]
+    assert [t.get_text() for t in shown] == list(lexicon.FEATURES)
+    # as many pixels as the 8 pt labels of helpers.plots at 100 dpi
+    for t in shown:
+        assert _pixels(t.get_fontsize(), fig.dpi) >= _pixels(8, 100) - 1e-9
+        assert t.get_rotation() == 90
+    # upright labels of neighbouring columns do not overlap
+    renderer = ex._canvas.get_renderer()
+    pitch = heat.ax.get_window_extent(renderer).width / len(lexicon.FEATURES)
+    px = int(round(_pixels(shown[0].get_fontsize(), fig.dpi)))
+    path = shown[0]._attn_font
+    longest = 0
+    for t in shown:
+        mask, _ = W._text_bitmap(t.get_text(), path, px, 90.0, "center")
+        ink = np.flatnonzero(mask.any(axis=0))
+        assert ink[-1] - ink[0] + 1 < pitch, t.get_text()
+        longest = max(longest, mask.shape[0])
+    # groups: separators between them, names below the labels, inside the figure
+    groups = W._feature_groups()
+    assert [g[0] for g in groups] == ["part of speech", "meaning fields", "flags"]
+    assert sum(g[1] for g in groups) == len(lexicon.FEATURES)
+    assert groups[0][1] == lexicon.FEATURES.index("person")
+    edges = [line.get_xdata()[0] for line in heat.separators]
+    np.testing.assert_allclose(edges, [groups[0][1] - 0.5,
+                                       groups[0][1] + groups[1][1] - 0.5])
+    for g in heat.group_text:  # below the longest upright label, in the picture
+        box = g.get_window_extent(renderer)
+        assert box.y0 >= 0, g.get_text()
+        assert box.y1 < heat.ax.get_window_extent(renderer).y0 - longest
+
+
+def _clim(heat):
+    return tuple(float(v) for v in heat.im.get_clim())
+
+
+def test_every_attention_picture_uses_the_same_0_to_1_scale():
+    flat = "the the the the the the"  # flat weights: max far below 1
+    ex = W.first_taste(flat)
+    assert ex.weights.max() < 0.5 and _clim(ex._layer.heat) == (0.0, 1.0)
+    ex = W.pattern_explorer(CREATURE, temperature=5.0)
+    assert ex.weights.max() < 0.6 and _clim(ex._layer.heat) == (0.0, 1.0)
+    ex.temperature.value = 0.1  # sharp: still the same scale
+    assert ex.weights.max() > 0.9 and _clim(ex._layer.heat) == (0.0, 1.0)
+    ex.convention.value = "video: keys as rows"
+    assert _clim(ex._layer.heat) == (0.0, 1.0)
+    ex = W.mask_explorer(flat, step=3)
+    assert _clim(ex._layer.heat) == (0.0, 1.0)
+    ex.step.value = 1  # scores keep a scale of their own, centred on 0
+    lo, hi = _clim(ex._layer.heat)
+    assert lo == -hi and (lo, hi) != (0.0, 1.0)
+    ex = W.multi_head_explorer(CREATURE)
+    for g in ex._layer.grid:
+        assert _clim(g) == (0.0, 1.0)
+    ex.head.value = "previous token"
+    assert _clim(ex._layer.single) == (0.0, 1.0)
+    ex = W.cross_explorer("the black cat sleeps on the mat", "le chat noir")
+    assert ex.weights.max() < 1 and _clim(ex._layer.heat) == (0.0, 1.0)
+    ex = W.weighted_sum_explorer("river bank flows")
+    lo, hi = ex._layer.weights.ax.get_xlim()  # 0-1 plus room for the values
+    assert lo == 0.0 and hi == pytest.approx(1.12)
+    assert ex.weights.max() < 0.6
+    if _has_weights():
+        ex = W.sense_explorer(heads.CURRICULUM_SENTENCES["bank_river"])
+        assert _clim(ex._layer.heat) == (0.0, 1.0)
+    assert W.WEIGHT_RANGE == (0.0, 1.0)
+
+
+def test_update_explorer_reports_the_sense_tie_before_the_update():
+    ex = W.update_explorer(heads.CURRICULUM_SENTENCES["bank_river"], token="bank")
+    before, after = ex.senses["before"], ex.senses["after"]
+    # the bare "bank" is exactly as close to both senses (lessons 01, 02)
+    assert abs(before["river"] - before["money"]) < 1e-9
+    assert after["river"] > after["money"] + 0.1
+    assert ex.before_sense == "tie" and ex.after_sense == "river"
+    assert ex.sense_note == (f"before: tie ({before['river']:.2f} each) "
+                             f"\u2192 after: river ({after['river']:.2f})")
+    assert ex.sense_note == "before: tie (0.79 each) \u2192 after: river (0.86)"
+    title = ex._layer.sense.title.get_text()
+    assert "tie (0.79 each)" in title and "river (0.86)" in title
+    assert "->" not in title
+    # a clear winner is named, not called a tie
+    assert W._sense_name({"river": 0.9, "money": 0.2}) == "river"
+    ex.sentence.value = heads.CURRICULUM_SENTENCES["bank_deposit"]
+    assert ex.after_sense == "money" and ex.sense_note.endswith(
+        f"after: money ({ex.senses['after']['money']:.2f})")
+    # a word without senses: no verdict
+    ex.token.value = 0
+    assert ex.sense_note == "" and ex.senses is None and ex.before_sense is None
