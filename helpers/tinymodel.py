@@ -834,9 +834,12 @@ class TrainingMonitor:
         if self.image.value:
             data["image/png"] = base64.b64encode(bytes(self.image.value)).decode(
                 "ascii")
-        view = self.widget._repr_mimebundle_(**kwargs) or {}
-        if _WIDGET_VIEW in view:
-            data[_WIDGET_VIEW] = view[_WIDGET_VIEW]
+        # The live view, built from the model id as both ipywidgets 7.7
+        # (Colab; no _repr_mimebundle_ on widgets) and 8 understand it.
+        model_id = getattr(self.widget, "model_id", None)
+        if model_id:
+            data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,
+                                  "model_id": model_id}
         return data
 
     def _ipython_display_(self, **kwargs):
