@@ -1142,16 +1142,23 @@ def _sense_name(sims, tol=1e-9):
     return best[0] if len(best) == 1 else "tie"
 
 
-class _WeightedSumExplorer(_Explorer):
-    kind = "weighted_sum_explorer"
-    figsize = (8.4, 7.2)
+class _SentenceTokenExplorer(_Explorer):
+    """An explorer with a sentence box and a token picker beside it."""
+
+    token_label = "Token:"
 
     def __init__(self, sentence):
         self.sentence = _sentence_box(sentence)
-        self._picker = _TokenPicker("Target word:")
+        self._picker = _TokenPicker(self.token_label)
         self.token = self._picker.widget
         super().__init__([widgets.HBox([self.sentence, self.token])],
                          [self.sentence, self.token])
+
+
+class _WeightedSumExplorer(_SentenceTokenExplorer):
+    kind = "weighted_sum_explorer"
+    figsize = (8.4, 7.2)
+    token_label = "Target word:"
 
     def _build(self, layer):
         layer.scores = _Bars(layer, [0.14, 0.52, 0.32, 0.39],
@@ -1228,16 +1235,10 @@ _SLOT_NAMES = {
 }
 
 
-class _QKExplorer(_Explorer):
+class _QKExplorer(_SentenceTokenExplorer):
     kind = "qk_explorer"
     figsize = (8.4, 5.6)
-
-    def __init__(self, sentence):
-        self.sentence = _sentence_box(sentence)
-        self._picker = _TokenPicker("Query token:")
-        self.token = self._picker.widget
-        super().__init__([widgets.HBox([self.sentence, self.token])],
-                         [self.sentence, self.token])
+    token_label = "Query token:"
 
     def _build(self, layer):
         d_k = _head("adjective_head").W_Q.shape[1]
