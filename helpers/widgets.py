@@ -286,8 +286,42 @@ def _fmt(value, fmt: str) -> str:
                                                          for c in text) else text
 
 
+#: Token labels (tick labels of the grids, bar labels): FEATURE_LABEL_SIZE
+#: (11 px) up to this many tokens; longer sentences shrink them, but never
+#: below MIN_LABEL_PX pixels.
+FULL_SIZE_TOKENS = 16
+MIN_LABEL_PX = 9
+
+
 def _label_size(n: int) -> float:
-    return 9 if n <= 10 else 8 if n <= 16 else 7 if n <= 26 else 6
+    """Font size (points at DPI) of the labels of ``n`` tokens."""
+    if n <= FULL_SIZE_TOKENS:
+        return FEATURE_LABEL_SIZE
+    if n <= 20:
+        return 9.0  # 10 px
+    return (MIN_LABEL_PX + 0.1) * 72.0 / DPI  # 9 px
+
+
+def _small_label_size(n: int) -> float:
+    """Labels of the small panels of the all-heads grid (lesson 07): three
+    heads side by side leave about 10 px per column at 24 tokens, so above
+    16 tokens these labels go straight down to MIN_LABEL_PX (9 px, accepted
+    for these small panels; the single-head view shows the same pattern
+    larger)."""
+    return FEATURE_LABEL_SIZE if n <= FULL_SIZE_TOKENS else _label_size(MAX_TOKENS)
+
+
+@lru_cache(maxsize=8192)
+def _fit_label(label: str, px: int, room: float) -> str:
+    """``label`` cut (ending in an ellipsis) to at most ``room`` pixels wide
+    at ``px`` pixels, so that no label runs off the picture."""
+    if _label_width(label, px) <= room:
+        return label
+    for k in range(len(label) - 1, 0, -1):
+        cut = label[:k].rstrip() + "\u2026"
+        if _label_width(cut, px) <= room:
+            return cut
+    return "\u2026"
 
 
 # --------------------------------------------------------------------------
@@ -387,12 +421,13 @@ def _rgb_alpha(colour, alpha):
     return np.array([r * 255, g * 255, b * 255], dtype=np.uint16), a
 
 
-def _blit_text(arr, t, dpi, x, y):
-    """Composite the Text artist ``t``, anchored at display point (x, y),
-    into the RGBA array ``arr``."""
+def _place_text(t, dpi, x, y, height):
+    """The alpha mask of the Text artist ``t`` anchored at display point
+    (x, y) and its top-left pixel (x0, y0) in a picture ``height`` pixels
+    high (rows from the top); None when there is no text."""
     s = t.get_text()
     if not s:
-        return
+        return None
     path = getattr(t, "_attn_font", None)
     if path is None:
         path = t._attn_font = findfont(t.get_fontproperties())
@@ -400,8 +435,7 @@ def _blit_text(arr, t, dpi, x, y):
     ha, va = t.get_horizontalalignment(), t.get_verticalalignment()
     mask, ascent = _text_bitmap(s, path, px, float(t.get_rotation()), ha)
     h, w = mask.shape
-    H, W = arr.shape[:2]
-    top = H - y
+    top = height - y
     x0 = x - {"left": 0, "center": w / 2, "right": w}.get(ha, 0)
     if va == "top":
         y0 = top
@@ -411,7 +445,18 @@ def _blit_text(arr, t, dpi, x, y):
         y0 = top - ascent
     else:
         y0 = top - h
-    x0, y0 = int(round(x0)), int(round(y0))
+    return mask, int(round(x0)), int(round(y0))
+
+
+def _blit_text(arr, t, dpi, x, y):
+    """Composite the Text artist ``t``, anchored at display point (x, y),
+    into the RGBA array ``arr``."""
+    H, W = arr.shape[:2]
+    placed = _place_text(t, dpi, x, y, H)
+    if placed is None:
+        return
+    mask, x0, y0 = placed
+    h, w = mask.shape
     xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + w, W), min(y0 + h, H)
     if xa >= xb or ya >= yb:
         return
@@ -488,9 +533,16 @@ class _Heatmap:
 
     def __init__(self, layer, rect, *, cbar_rect=None, clabel="attention weight",
                  rows=MAX_TOKENS, cols=MAX_TOKENS, cmap=_CMAP, title_size=11,
-                 annotate=False, col_size=None):
+                 annotate=False, col_size=None, small=False, room=None,
+                 extra_rows=0):
         fig = layer.fig
+        self.extra_rows = extra_rows  # rows that are not tokens (e.g. a sum)
         self.col_size = col_size  # None: the size follows the number of labels
+        self.small = small  # the small panels of the all-heads grid
+        # room (pixels) for the row labels (left of the image, ``room``: the
+        # figure fraction free on the left) and the column labels (below)
+        w_px, h_px = fig.bbox.width, fig.bbox.height
+        self._room = (w_px * (rect[0] if room is None else room), h_px * rect[1])
         self.layer = layer
         self.ax = ax = fig.add_axes(rect)
         ax.set_xticks([])
@@ -533,7 +585,9 @@ class _Heatmap:
             self.cbar.ax.set_visible(on)
 
     def update(self, data, row_labels, col_labels, *, title="", xlabel="",
-               ylabel="", vmin=0.0, vmax=1.0, row_colours=None, col_colours=None):
+               ylabel="", vmin=0.0, vmax=1.0, row_colours=None, col_colours=None,
+               features=False):
+        """``features``: the columns are feature names (FEATURE_LABEL_SIZE)."""
         data = np.asarray(data, dtype=float)
         n, m = data.shape
         finite = np.isfinite(data)
@@ -543,6 +597,11 @@ class _Heatmap:
         self.ax.set_xlim(-0.5, m - 0.5)
         self.ax.set_ylim(n - 0.5, -0.5)
         sizes = self._label_sizes(row_labels, col_labels)
+        if features:
+            sizes = (sizes[0], FEATURE_LABEL_SIZE)
+        row_labels = self._fit(row_labels, sizes[0], self._room[0], ylabel)
+        if self.col_size is None and not features:  # token labels
+            col_labels = self._fit(col_labels, sizes[1], self._room[1], xlabel)
         for texts, labels, colours, size in (
                 (self.row_text, row_labels, row_colours, sizes[0]),
                 (self.col_text, col_labels, col_colours, sizes[1])):
@@ -581,9 +640,25 @@ class _Heatmap:
         return ("heat", round(float(vmin), 6), round(float(vmax), 6))
 
     def _label_sizes(self, row_labels, col_labels):
-        col = self.col_size if self.col_size is not None else _label_size(
-            len(col_labels))
-        return _label_size(len(row_labels)), col
+        size = _small_label_size if self.small else _label_size
+        col = self.col_size if self.col_size is not None else size(len(col_labels))
+        return size(max(len(row_labels) - self.extra_rows, 0)), col
+
+    def label_room(self, size, room, axis_title):
+        """(pixels of the font, pixels free for a label) at ``size`` points
+        with ``room`` pixels between the image and the picture's edge."""
+        dpi = self.layer.fig.dpi
+        px = max(int(round(size * dpi / 72.0)), 1)
+        room -= (3 + 2) * dpi / 72.0  # the 3 pt gap to the image, a margin
+        if axis_title:  # the title is 6 pt beyond the labels, 9 pt high
+            room -= (6 + 9 * 1.3) * dpi / 72.0
+        return px, float(int(room))
+
+    def _fit(self, labels, size, room, axis_title):
+        """Cut labels that would not fit between the image and the picture's
+        edge (leaving room for the axis title beyond them)."""
+        px, room = self.label_room(size, room, axis_title)
+        return [_fit_label(label, px, room) for label in labels]
 
     def group_columns(self, groups, names):
         """Mark groups of columns that never change (the feature columns):
@@ -611,8 +686,11 @@ class _Bars:
 
     def __init__(self, layer, rect, *, rows=MAX_TOKENS, series=1, xlabel="",
                  colours=(_BAR, _BAR_AFTER, "#21918c"), legend=None,
-                 values=True, title_size=10):
+                 values=True, title_size=10, room=None):
         fig = layer.fig
+        # pixels free for the labels left of the bars (``room``: a figure
+        # fraction, when another panel is nearer than the picture's edge)
+        self._room = fig.bbox.width * (rect[0] if room is None else room)
         self.ax = ax = fig.add_axes(rect)
         ax.set_yticks([])
         ax.set_xlabel(xlabel, fontsize=9)
@@ -671,6 +749,10 @@ class _Bars:
         self.ax.set_xlim(lo - (pad if lo < 0 else 0), hi + pad)
         self.ax.set_ylim(n - 0.5, -0.5)
         size = _label_size(n)
+        dpi = self.ax.figure.dpi
+        px = max(int(round(size * dpi / 72.0)), 1)
+        room = float(int(self._room - 5 * dpi / 72.0))
+        labels = [_fit_label(label, px, room) for label in labels]
         for k, row in enumerate(self.bars):
             for i, r in enumerate(row):
                 on = i < n and k < values.shape[0]
@@ -1164,7 +1246,7 @@ class _WeightedSumExplorer(_SentenceTokenExplorer):
         layer.scores = _Bars(layer, [0.14, 0.52, 0.32, 0.39],
                              xlabel="score = target . word")
         layer.weights = _Bars(layer, [0.63, 0.52, 0.32, 0.39],
-                              xlabel="weight = softmax(scores)")
+                              xlabel="weight = softmax(scores)", room=0.63 - 0.46)
         layer.result = _feature_heatmap(layer, [0.14, 0.21, 0.74, 0.15],
                                         [0.9, 0.21, 0.015, 0.15],
                                         clabel="value", rows=2, title_size=10)
@@ -1237,7 +1319,7 @@ _SLOT_NAMES = {
 
 class _QKExplorer(_SentenceTokenExplorer):
     kind = "qk_explorer"
-    figsize = (8.4, 5.6)
+    figsize = (8.4, 6.6)  # room for 24 keys (9 px labels)
     token_label = "Query token:"
 
     def _build(self, layer):
@@ -1393,7 +1475,7 @@ def _written_columns(head):
 
 class _UpdateExplorer(_Explorer):
     kind = "update_explorer"
-    figsize = (8.6, 5.8)
+    figsize = (10.0, 5.8)  # room for up to 26 readable feature columns
 
     def __init__(self, sentence, head):
         self.sentence = _sentence_box(sentence)
@@ -1408,12 +1490,13 @@ class _UpdateExplorer(_Explorer):
 
     def _build(self, layer):
         n_cols = max(len(_written_columns(_head(f))) for f in _UPDATE_HEADS.values())
-        layer.flow = _Heatmap(layer, [0.15, 0.25, 0.38, 0.62],
-                              cbar_rect=[0.545, 0.25, 0.015, 0.62],
+        layer.flow = _Heatmap(layer, [0.17, 0.25, 0.43, 0.62],
+                              cbar_rect=[0.61, 0.25, 0.013, 0.62],
                               clabel="weight x value", rows=MAX_TOKENS + 1,
-                              cols=n_cols, title_size=10)
-        layer.sense = _Bars(layer, [0.76, 0.25, 0.21, 0.62], series=2,
-                            rows=5, xlabel="cosine similarity",
+                              cols=n_cols, title_size=10, extra_rows=1,
+                              col_size=FEATURE_LABEL_SIZE)
+        layer.sense = _Bars(layer, [0.8, 0.25, 0.18, 0.62], series=2,
+                            rows=5, xlabel="cosine similarity", room=0.8 - 0.7,
                             legend=["before (E)", "after (E')"])
 
     def _compute(self):
@@ -1469,8 +1552,13 @@ class _UpdateExplorer(_Explorer):
         data = np.vstack([s.flowing[:, s.cols], s.dE[None, s.cols]])
         lim = _nice(max(np.max(np.abs(data)), 1e-9))
         label = s.labels[s.target]
-        rows = [f"{lab} ({w:.2f})" for lab, w in zip(s.labels, s.weights)]
-        rows.append("sum = dE")
+        rows = s.labels + ["sum = dE"]
+        # cut long words, never the weight after them
+        px, room = layer.flow.label_room(layer.flow._label_sizes(rows, [])[0],
+                                         layer.flow._room[0], True)
+        room -= _label_width(" (0.00)", px)
+        rows = [f"{_fit_label(lab, px, room)} ({w:.2f})"
+                for lab, w in zip(s.labels, s.weights)] + rows[-1:]
         colours = ["black"] * len(s.labels) + [_BAR_HIGHLIGHT]
         k1 = layer.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
                                title=f"Values flowing into '{label}' (weight x V)",
@@ -1582,7 +1670,8 @@ class _MaskExplorer(_Explorer):
         clabel = ("score" if s.step < 3 else
                                   "attention weight" if s.step == 3 else "value")
         key = layer.heat.update(s.shown, s.labels, cols, title=f"{title}\n({on})",
-                                xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax)
+                                xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax,
+                                features=s.step == 4)
         layer.heat.cbar.set_label(clabel)
         return key + (clabel,)
 
@@ -1607,7 +1696,7 @@ _ALL = "all heads"
 
 class _MultiHeadExplorer(_Explorer):
     kind = "multi_head_explorer"
-    figsize = (10.0, 4.8)
+    figsize = (12.0, 5.6)  # room for 24 readable labels in each grid panel
 
     def __init__(self, sentence, head):
         self._heads_list = _heads().all_heads()
@@ -1623,7 +1712,7 @@ class _MultiHeadExplorer(_Explorer):
         h = len(self._heads_list)
         layer.single = _Heatmap(layer, [0.16, 0.27, 0.5, 0.6],
                                 cbar_rect=[0.68, 0.27, 0.015, 0.6])
-        width, gap, left = 0.24, 0.04, 0.1
+        width, gap, left = 0.26, 0.025, 0.09
         layer.grid = []
         for k in range(h):
             x0 = left + k * (width + gap)
@@ -1631,7 +1720,8 @@ class _MultiHeadExplorer(_Explorer):
                 layer, [x0, 0.27, width, 0.6],
                 cbar_rect=[x0 + width + 0.008, 0.27, 0.008, 0.6] if k == h - 1
                 else None,
-                rows=MAX_TOKENS if k == 0 else 0, title_size=10))
+                rows=MAX_TOKENS if k == 0 else 0, title_size=10, small=True,
+                room=x0 if k == 0 else gap))
 
     def _compute(self):
         r = _read(self.sentence.value)

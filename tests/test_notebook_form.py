@@ -198,14 +198,14 @@ def test_normalise_drops_widget_ids_and_is_idempotent():
         new_output("stream", name="stdout", text="a\n"),
         new_output("stream", name="stdout", text="b\n"),
         new_output("display_data", data={
-            nbtools.WIDGET_MIME: {"model_id": "f00", "version_major": 2},
+            nbtools.WIDGET_MIME: {"model_id": "model-id-to-drop", "version_major": 2},
             "image/png": "iVBOR", "text/plain": "Explorer()"}),
     ]
     nbtools.normalise(nb)
     once = nbformat.writes(nb)
     nbtools.normalise(nb)
     assert nbformat.writes(nb) == once
-    assert "widgets" not in nb.metadata and "f00" not in once
+    assert "widgets" not in nb.metadata and "model-id-to-drop" not in once
     cell = nb.cells[3]
     assert cell.execution_count == 2 and "execution" not in cell.metadata
     assert [o.output_type for o in cell.outputs] == ["stream", "display_data"]

@@ -608,3 +608,132 @@ def test_update_explorer_reports_the_sense_tie_before_the_update():
     # a word without senses: no verdict
     ex.token.value = 0
     assert ex.sense_note == "" and ex.senses is None and ex.before_sense is None
+
+
+# --------------------------------------------------------------------------
+# readable token labels: >= 11.1 px up to 16 tokens, never overlapping
+# --------------------------------------------------------------------------
+_WORDS = ("the fluffy blue creature roamed the verdant forest near the river bank "
+          "and swam across water to get to the other bank of the wide river").split()
+_FRENCH = ("le chat noir mange le poisson dans la maison de la grande mère avec le "
+           "petit chien noir qui dort sur le tapis rouge").split()
+
+
+def _token_explorer(name, n):
+    """Explorer ``name`` on an n-token sentence."""
+    text = " ".join(_WORDS[:n])
+    if n >= 16:  # a long word: cut to LABEL_CHARS, it must still fit
+        text = text.replace("verdant", "extraordinarily")
+    french = " ".join(_FRENCH[:n])
+    make = {
+        "first_taste": lambda: W.first_taste(text),
+        "embedding": lambda: W.embedding_explorer(text),
+        "weighted_sum": lambda: W.weighted_sum_explorer(text, "bank"),
+        "qk": lambda: W.qk_explorer(text, "creature"),
+        "pattern": lambda: W.pattern_explorer(text),
+        "pattern/video": lambda: W.pattern_explorer(text, convention=W._VIDEO),
+        "update": lambda: W.update_explorer(text, "bank"),
+        "update/adjective": lambda: W.update_explorer(text, "creature",
+                                                      head="adjective"),
+        "mask": lambda: W.mask_explorer(text),
+        "mask/output": lambda: W.mask_explorer(text, step=4),
+        "multi_head/one": lambda: W.multi_head_explorer(text, head="sense"),
+        "multi_head/all": lambda: W.multi_head_explorer(text),
+        "cross": lambda: W.cross_explorer(text, french),
+        "sense": lambda: W.sense_explorer(text),
+    }[name]
+    ex = make()
+    ex.flush()
+    assert len(ex.tokens) == n, ex.tokens
+    return ex
+
+
+TOKEN_EXPLORERS = ["first_taste", "embedding", "weighted_sum", "qk", "pattern",
+                   "pattern/video", "update", "update/adjective", "mask",
+                   "mask/output", "multi_head/one", "multi_head/all", "cross",
+                   pytest.param("sense", marks=pytest.mark.skipif(
+                       not _has_weights(), reason="no trained weights"))]
+
+
+def _panels(layer):
+    for value in vars(layer).values():
+        for p in value if isinstance(value, list) else [value]:
+            if isinstance(p, (W._Heatmap, W._Bars)) and p.ax.get_visible():
+                yield p
+
+
+def _ink_box(t, fig, height):
+    """(x0, y0, x1, y1) of the drawn ink of ``t``, pixels, rows from the top."""
+    x, y = t.get_transform().transform(t.get_position())
+    mask, x0, y0 = W._place_text(t, fig.dpi, x, y, height)
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    return x0 + cols[0], y0 + rows[0], x0 + cols[-1] + 1, y0 + rows[-1] + 1
+
+
+def _label_groups(ex):
+    """Lists of the shown labels of each panel side (neighbours in order)."""
+    for p in _panels(ex._layer):
+        for name in ("row_text", "col_text"):
+            shown = [t for t in getattr(p, name, []) if t.get_visible()
+                     and t.get_text()]
+            if shown:
+                yield p, name, shown
+
+
+def _check_token_labels(ex, min_px):
+    fig = ex.figure
+    width, height = (int(v) for v in fig.bbox.size)
+    groups = list(_label_groups(ex))
+    assert groups
+    labels = {t.get_text() for _, _, shown in groups for t in shown}
+    for p, name, shown in groups:
+        image = p.ax.get_window_extent()
+        image_top, image_bottom = height - image.y1, height - image.y0
+        boxes = []
+        for t in shown:
+            assert _pixels(t.get_fontsize(), fig.dpi) >= min_px - 1e-9, t.get_text()
+            box = _ink_box(t, fig, height)
+            # inside the picture, and beside the image, not on it
+            assert box[0] >= 0 and box[1] >= 0, t.get_text()
+            assert box[2] <= width and box[3] <= height, t.get_text()
+            if name == "row_text":
+                assert box[2] <= image.x0, t.get_text()
+            else:
+                assert t.get_rotation() == 90, t.get_text()
+                assert box[1] >= image_bottom, t.get_text()
+            boxes.append(box)
+        # neighbouring labels do not overlap (rows: vertically, columns:
+        # horizontally)
+        lo, hi = (1, 3) if name == "row_text" else (0, 2)
+        for a, b, t in zip(boxes, boxes[1:], shown[1:]):
+            assert a[hi] <= b[lo], (name, t.get_text(), a, b)
+        assert image_top >= 0
+    return labels
+
+
+@pytest.mark.parametrize("n", [12, 16])
+@pytest.mark.parametrize("name", TOKEN_EXPLORERS)
+def test_token_labels_are_readable_and_do_not_overlap(name, n):
+    ex = _token_explorer(name, n)
+    # as many pixels as the 8 pt labels of helpers.plots at 100 dpi
+    labels = _check_token_labels(ex, _pixels(8, 100))
+    # ordinary words are never cut
+    words = set(ex.tokens) | set(getattr(ex, "source_tokens", ()))
+    for word in words - {"extraordinarily"}:
+        assert any(lab == word or lab.startswith(word + " ") for lab in labels), word
+    if name.startswith("update"):  # the weights after the words are kept
+        rows = [t.get_text() for t in ex._layer.flow.row_text if t.get_visible()]
+        assert rows == [f"{lab} ({w:.2f})" for lab, w in
+                        zip([r.rsplit(" (", 1)[0] for r in rows[:-1]],
+                            ex.weights)] + ["sum = dE"]
+    if n == 16:  # the long word is cut to fit
+        assert any(lab.startswith("extraord") and "\u2026" in lab
+                   for lab in labels), labels
+    ex.close()
+
+
+@pytest.mark.parametrize("name", TOKEN_EXPLORERS)
+def test_token_labels_of_long_sentences_shrink_to_at_least_9_px(name):
+    ex = _token_explorer(name, 24)
+    _check_token_labels(ex, W.MIN_LABEL_PX)
+    ex.close()
