@@ -1084,16 +1084,31 @@ def _empty_state(read, placeholder="Type a sentence above", weights_shape=(0, 0)
                            extra={})
 
 
-# --------------------------------------------------------------------------
-# 00: first taste
-# --------------------------------------------------------------------------
-class _FirstTaste(_Explorer):
-    kind = "first_taste"
-    figsize = (6.4, 5.4)
+class _SentenceExplorer(_Explorer):
+    """An explorer driven by one sentence box.
+
+    With ``token_label`` set, a token picker (``.token``) sits beside it.
+    """
+
+    token_label = None
 
     def __init__(self, sentence):
         self.sentence = _sentence_box(sentence)
-        super().__init__([self.sentence], [self.sentence])
+        if self.token_label is None:
+            super().__init__([self.sentence], [self.sentence])
+            return
+        self._picker = _TokenPicker(self.token_label)
+        self.token = self._picker.widget
+        super().__init__([widgets.HBox([self.sentence, self.token])],
+                         [self.sentence, self.token])
+
+
+# --------------------------------------------------------------------------
+# 00: first taste
+# --------------------------------------------------------------------------
+class _FirstTaste(_SentenceExplorer):
+    kind = "first_taste"
+    figsize = (6.4, 5.4)
 
     def _build(self, layer):
         layer.heat = _Heatmap(layer, [0.2, 0.24, 0.6, 0.66],
@@ -1152,13 +1167,9 @@ def _feature_heatmap(layer, rect, cbar_rect, **kw):
     return heat
 
 
-class _EmbeddingExplorer(_Explorer):
+class _EmbeddingExplorer(_SentenceExplorer):
     kind = "embedding_explorer"
     figsize = (8.4, 5.8)
-
-    def __init__(self, sentence):
-        self.sentence = _sentence_box(sentence)
-        super().__init__([self.sentence], [self.sentence])
 
     def _build(self, layer):
         layer.heat = _feature_heatmap(layer, [0.15, 0.26, 0.74, 0.65],
@@ -1224,20 +1235,7 @@ def _sense_name(sims, tol=1e-9):
     return best[0] if len(best) == 1 else "tie"
 
 
-class _SentenceTokenExplorer(_Explorer):
-    """An explorer with a sentence box and a token picker beside it."""
-
-    token_label = "Token:"
-
-    def __init__(self, sentence):
-        self.sentence = _sentence_box(sentence)
-        self._picker = _TokenPicker(self.token_label)
-        self.token = self._picker.widget
-        super().__init__([widgets.HBox([self.sentence, self.token])],
-                         [self.sentence, self.token])
-
-
-class _WeightedSumExplorer(_SentenceTokenExplorer):
+class _WeightedSumExplorer(_SentenceExplorer):
     kind = "weighted_sum_explorer"
     figsize = (8.4, 7.2)
     token_label = "Target word:"
@@ -1317,7 +1315,7 @@ _SLOT_NAMES = {
 }
 
 
-class _QKExplorer(_SentenceTokenExplorer):
+class _QKExplorer(_SentenceExplorer):
     kind = "qk_explorer"
     figsize = (8.4, 6.6)  # room for 24 keys (9 px labels)
     token_label = "Query token:"

@@ -42,18 +42,10 @@ JS_ROUND = """async ([explorer, text]) => {
 }"""
 
 
-def load_conftest():
+def load_browser_module(name):
+    """Import tests/browser/<name>.py (the folder is not a package)."""
     spec = importlib.util.spec_from_file_location(
-        "browser_conftest", REPO / "tests" / "browser" / "conftest.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def load_test_module():
-    spec = importlib.util.spec_from_file_location(
-        "browser_test", REPO / "tests" / "browser" / "test_browser.py"
+        f"browser_{name}", REPO / "tests" / "browser" / f"{name}.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -63,11 +55,7 @@ def load_test_module():
 def bench_notebook(server, lab, tb, path):
     name = path.name
     rel = f"notebooks/{name}"
-    session = server.request(
-        "POST",
-        "/api/sessions",
-        {"path": rel, "name": name, "type": "notebook", "kernel": {"name": "python3"}},
-    )
+    session = tb.create_session(server, rel)
     page = lab.get()
     try:
         page.evaluate(tb.JS_OPEN, rel)
@@ -111,8 +99,8 @@ def bench_notebook(server, lab, tb, path):
 def main(paths):
     from playwright.sync_api import sync_playwright
 
-    cf = load_conftest()
-    tb = load_test_module()
+    cf = load_browser_module("conftest")
+    tb = load_browser_module("test_browser")
     if not cf.CHROMIUM.exists():
         print(f"no Chromium at {cf.CHROMIUM}")
         return 1

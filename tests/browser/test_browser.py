@@ -240,16 +240,24 @@ def check_escaping(page, explorer):
     return None
 
 
-def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
-    name = notebook.name
-    path = f"notebooks/{name}"
-    # Create the kernel session first: a notebook opened without one reports
-    # its kernel idle before the kernel exists.
-    session = lab_server.request(
+def create_session(server, path):
+    """Start the notebook's kernel session through the REST API.
+
+    Done before the page opens the notebook: a notebook opened without one
+    reports its kernel idle before the kernel exists.
+    """
+    name = path.rsplit("/", 1)[-1]
+    return server.request(
         "POST",
         "/api/sessions",
         {"path": path, "name": name, "type": "notebook", "kernel": {"name": "python3"}},
     )
+
+
+def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
+    name = notebook.name
+    path = f"notebooks/{name}"
+    session = create_session(lab_server, path)
     shot = screenshot_dir / notebook.stem
     started = time.monotonic()
     timings = {}
