@@ -48,6 +48,8 @@ from helpers.lexicon import (
     POS_AMPLITUDE,
     POS_PERIODS,
     POS_TAGS,
+    _features_part,
+    cosine,
     embed,
     make_vector,
 )
@@ -402,17 +404,9 @@ def nearest_sense(word: str, vector):
     if word not in SENSES:
         raise KeyError(f"no senses for {word!r}; known: {sorted(SENSES)}")
     v = np.asarray(vector, dtype=float)
-    if v.shape[-1] == D_MODEL:
-        v = v[..., : len(FEATURES)]
-    if v.shape != (len(FEATURES),):
-        raise ValueError(
-            f"expected a vector of length {len(FEATURES)} or {D_MODEL}, "
-            f"got shape {v.shape}"
-        )
-    nv = np.linalg.norm(v)
-    sims = {}
-    for name, s in SENSES[word].items():
-        denom = nv * np.linalg.norm(s)
-        sims[name] = float(v @ s / denom) if denom > 0 else 0.0
+    if v.ndim != 1:
+        raise ValueError(f"expected one vector, got shape {v.shape}")
+    v = _features_part(v)  # drops the position columns; checks the length
+    sims = {name: cosine(v, s) for name, s in SENSES[word].items()}
     best = max(sims, key=sims.get)
     return best, sims

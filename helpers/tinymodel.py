@@ -44,8 +44,6 @@ import numpy as np
 from helpers import lexicon
 from helpers.attention import scaled_dot_product_attention, softmax
 
-_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
 __all__ = [
     "SENSE_LABELS",
     "CLASSES",
@@ -828,19 +826,9 @@ class TrainingMonitor:
         return self._summary()
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        import base64
+        from helpers.widgets import mime_bundle
 
-        data = {"text/plain": self._summary()}
-        if self.image.value:
-            data["image/png"] = base64.b64encode(bytes(self.image.value)).decode(
-                "ascii")
-        # The live view, built from the model id as both ipywidgets 7.7
-        # (Colab; no _repr_mimebundle_ on widgets) and 8 understand it.
-        model_id = getattr(self.widget, "model_id", None)
-        if model_id:
-            data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,
-                                  "model_id": model_id}
-        return data
+        return mime_bundle(self._summary(), self.image.value, self.widget)
 
     def _ipython_display_(self, **kwargs):
         from IPython.display import display

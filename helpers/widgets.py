@@ -992,15 +992,7 @@ class _Explorer(widgets.VBox):
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         self.flush()
-        data = {"text/plain": self._summary()}
-        if self.picture.value:
-            data["image/png"] = base64.b64encode(bytes(self.picture.value)).decode(
-                "ascii")
-        model_id = getattr(self, "model_id", None) or getattr(self, "_model_id", None)
-        if model_id and getattr(self, "_view_name", None) is not None:
-            data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,
-                                  "model_id": model_id}
-        return data
+        return mime_bundle(self._summary(), self.picture.value, self)
 
     def _ipython_display_(self, **kwargs):
         from IPython.display import display
@@ -1012,6 +1004,24 @@ class _Explorer(widgets.VBox):
                 handle(**kwargs)
             except Exception:  # pragma: no cover - old/new API differences
                 pass
+
+
+def mime_bundle(text, png, widget):
+    """What a displayed explorer (or training monitor) sends to the front end.
+
+    ``text/plain`` and a still ``image/png`` (what a stored notebook shows on
+    GitHub) plus the live widget view, built from the model id so that both
+    ipywidgets 7.7 (Colab; widgets there have no ``_repr_mimebundle_``) and
+    8 understand it. ``helpers.nbtools run`` drops the view when storing.
+    """
+    data = {"text/plain": text}
+    if png:
+        data["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
+    model_id = getattr(widget, "model_id", None) or getattr(widget, "_model_id", None)
+    if model_id and getattr(widget, "_view_name", None) is not None:
+        data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,
+                              "model_id": model_id}
+    return data
 
 
 def _text_box(value, description="Sentence:", width="34em"):
