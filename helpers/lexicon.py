@@ -82,6 +82,7 @@ __all__ = [
     "embed",
     "positional_encoding",
     "add_word",
+    "ambiguous_words",
     "cosine",
     "nearest_words",
     "top_features",
@@ -574,6 +575,14 @@ def _features_part(v) -> np.ndarray:
             f"{D_MODEL} (D_MODEL), got shape {v.shape}"
         )
     return v
+
+
+def ambiguous_words(lexicon=None) -> tuple[str, ...]:
+    """The words marked ``ambiguous`` in the table, in file order ("bank",
+    "mole"): the words whose sense lessons 02, 05 and 09 decide."""
+    lex = _lex(lexicon)
+    k = FEATURES.index("ambiguous")
+    return tuple(w for w, v in zip(lex.words, lex.vectors) if v[k] > 0)
 
 
 def cosine(a, b) -> float:

@@ -8,9 +8,9 @@ from helpers.attention import (
     multi_head_attention,
     scaled_dot_product_attention,
 )
+from helpers import lexicon
 from helpers.heads import (
     CURRICULUM_SENTENCES,
-    KEY_CASES,
     SENSES,
     adjective_head,
     alignment_head,
@@ -28,6 +28,22 @@ HEADS = {
     "sense": sense_head(),
     "previous token": previous_token_head(),
 }
+
+#: Which query should attend most to which keys, per head and sentence:
+#: ``{case: (head name, sentence key, query word, expected key words)}``.
+#: The expected keys are the maxima of the query's row (tests check this).
+KEY_CASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    "creature": ("adjective", "creature", "creature", ("fluffy", "blue")),
+    "forest": ("adjective", "creature", "forest", ("verdant",)),
+    "bank_river": ("sense", "bank_river", "bank", ("river",)),
+    "bank_money": ("sense", "bank_money", "bank", ("road",)),
+    "bank_deposit": ("sense", "bank_deposit", "bank", ("paid", "cash", "account")),
+    "river_bank": ("sense", "river_bank", "bank", ("river",)),
+    "mole_animal": ("sense", "mole_animal", "mole", ("shrew",)),
+    "mole_chemistry": ("sense", "mole_chemistry", "mole", ("carbon", "dioxide")),
+    "mole_skin": ("sense", "mole_skin", "mole", ("biopsy",)),
+}
+
 
 
 def attend(head, sentence, positions=True):
@@ -200,6 +216,7 @@ def test_stack_heads_needs_heads():
 
 def test_senses_and_nearest_sense():
     assert set(SENSES) == {"bank", "mole"}
+    assert tuple(SENSES) == lexicon.ambiguous_words()  # one source: the lexicon
     assert set(SENSES["bank"]) == {"river", "money"}
     assert set(SENSES["mole"]) == {"animal", "chemistry", "skin"}
     best, sims = nearest_sense("bank", SENSES["bank"]["money"])
