@@ -361,7 +361,7 @@ class Explorer(widgets.VBox):
                 pass
 
 
-def _sense_verdict(sims, tol=1e-9):
+def sense_verdict(sims, tol=1e-9):
     """'river (0.87)'; 'tie (0.79 each)' or 'tie: a = b (0.6)' when the best tie.
 
     Like lesson 05's ``verdict``: equally close senses are reported as a tie,
@@ -376,7 +376,7 @@ def _sense_verdict(sims, tol=1e-9):
     return f"tie: {' = '.join(best)} ({top:.2f})"
 
 
-def _sense_name(sims, tol=1e-9):
+def sense_name(sims, tol=1e-9):
     """The nearest sense, or "tie" when several are equally near."""
     top = max(sims.values())
     best = [name for name, c in sims.items() if top - c < tol]

@@ -15,8 +15,8 @@ from helpers.attention import (
     softmax,
 )
 from helpers.widgets.base import (
-    _sense_name,
-    _sense_verdict,
+    sense_name,
+    sense_verdict,
     Explorer,
     TokenPicker,
     _choose,
@@ -104,9 +104,9 @@ class _UpdateExplorer(Explorer):
             _, af = hd.nearest_sense(word, after)
             names = list(b)
             cos = np.array([[b[k] for k in names], [af[k] for k in names]])
-            b_verdict, a_verdict = _sense_verdict(b), _sense_verdict(af)
+            b_verdict, a_verdict = sense_verdict(b), sense_verdict(af)
             note = f"before: {b_verdict} \u2192 after: {a_verdict}"
-            extra.update(before_sense=_sense_name(b), after_sense=_sense_name(af),
+            extra.update(before_sense=sense_name(b), after_sense=sense_name(af),
                          senses={"before": b, "after": af}, sense_note=note)
             verdict = f"nearest sense\nbefore: {b_verdict}\n\u2192 after: {a_verdict}"
         else:

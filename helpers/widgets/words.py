@@ -13,7 +13,7 @@ from helpers.attention import (
     softmax,
 )
 from helpers.widgets.base import (
-    _sense_verdict,
+    sense_verdict,
     SentenceExplorer,
     _choose,
     _empty_state,
@@ -69,7 +69,7 @@ def first_taste(sentence=None):
 # --------------------------------------------------------------------------
 # 01: embeddings
 # --------------------------------------------------------------------------
-def _feature_groups():
+def feature_groups():
     """The feature columns in groups: [(name, number of columns), ...]."""
     lex = lexicon
     n_pos = len(getattr(lex, "POS_TAGS", ()))
@@ -87,7 +87,7 @@ def _feature_heatmap(art, rect, cbar_rect, **kw):
     feats = list(lexicon.FEATURES)
     heat = Heatmap(art, rect, cbar_rect=cbar_rect, cols=len(feats),
                     col_size=FEATURE_LABEL_SIZE, **kw)
-    heat.group_columns(_feature_groups(), feats)
+    heat.group_columns(feature_groups(), feats)
     return heat
 
 
@@ -178,8 +178,8 @@ class _WeightedSumExplorer(SentenceExplorer):
         if word in heads.SENSES:
             _, b_sims = heads.nearest_sense(word, F[t])
             _, a_sims = heads.nearest_sense(word, new)
-            sense_note = (f"nearest sense before: {_sense_verdict(b_sims)}, "
-                          f"after: {_sense_verdict(a_sims)}")
+            sense_note = (f"nearest sense before: {sense_verdict(b_sims)}, "
+                          f"after: {sense_verdict(a_sims)}")
             extra["senses"] = {"before": b_sims, "after": a_sims}
         else:
             near = lex.nearest_words(new, k=3, exclude=(word,))
