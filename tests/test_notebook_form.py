@@ -80,7 +80,8 @@ def toy_notebook(name="05_values_and_update.ipynb"):
     """A small notebook in the shared form, as `sync` and `run` would leave it."""
     names = [common.CONTENTS, name, "06_masking.ipynb"]
     titles = {n: n for n in names}
-    setup = new_code_cell(common.SETUP_CELL, metadata={"tags": ["setup"]},
+    setup = new_code_cell(common.SETUP_CELL,
+                          metadata={"tags": ["setup"], **common.SETUP_METADATA},
                           execution_count=1)
     plot = new_code_cell("fig = plot();", execution_count=2, outputs=[
         new_output("display_data", data={"image/png": "iVBOR",
@@ -110,6 +111,10 @@ def test_an_edited_setup_cell_is_reported():
     nb, _, _ = toy_notebook()
     nb.cells[2].source += "\nimport os"
     assert form.setup_problems(nb)
+    nb, _, _ = toy_notebook()
+    del nb.cells[2].metadata["jupyter"]  # shown in full: reported
+    assert "collapsed" in form.setup_problems(nb)[0]
+    nb, _, _ = toy_notebook()
     nb.cells[2].metadata["tags"] = []
     assert form.setup_problems(nb)
 
@@ -276,3 +281,51 @@ def test_setup_cell_is_silent_outside_colab():
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 0 and result.stdout == "", result.stderr
+
+
+def test_setup_cell_is_short_and_a_colab_form():
+    lines = common.SETUP_CELL.splitlines()
+    assert len(lines) <= 15
+    assert lines[0].startswith("#@title ")
+    assert common.SETUP_METADATA["jupyter"] == {"source_hidden": True}
+
+
+def test_setup_cell_in_colab_fetches_installs_then_imports(tmp_path):
+    """A simulated Colab: ``google.colab`` is importable, git and pip are
+    recorded instead of run (the "clone" copies this repository), and the
+    project home is under tmp_path instead of /content."""
+    home = tmp_path / "content" / "project"
+    fake = tmp_path / "fake"
+    (fake / "google").mkdir(parents=True)
+    (fake / "google" / "__init__.py").write_text("")
+    (fake / "google" / "colab.py").write_text("")
+    cell = common.SETUP_CELL.replace(
+        'HOME = "/content/" + REPO.split("/")[1]', f"HOME = {str(home)!r}")
+    assert cell != common.SETUP_CELL
+    code = (
+        "import os, shutil, subprocess, sys\n"
+        f"sys.path.insert(0, {str(fake)!r})\n"
+        "import google.colab\n"
+        "calls = []\n"
+        "class Done:\n    returncode = 0\n"
+        "def run(cmd, **kw):\n"
+        "    calls.append(cmd[:2] if cmd[0] == 'git' else cmd[1:4])\n"
+        "    if cmd[0] == 'git':\n"
+        f"        src = {str(common.ROOT / 'helpers')!r}\n"
+        "        shutil.copytree(src, cmd[-1] + '/helpers')\n"
+        "        os.makedirs(cmd[-1] + '/notebooks')\n"
+        "    return Done()\n"
+        "subprocess.run = run\n"
+        f"exec({cell!r})\n"
+        "print(calls)\n"
+        "import helpers\n"
+        "print(helpers.__file__)\n"
+        "print(os.getcwd())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr + result.stdout
+    calls, where, cwd = result.stdout.splitlines()
+    assert calls == "[['git', 'clone'], ['-m', 'pip', 'install']]"
+    assert Path(where).parent == home / "helpers"
+    assert Path(cwd) == home / "notebooks"

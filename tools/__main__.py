@@ -5,6 +5,7 @@ Run it as a script from the repository root::
     python -m tools sync  [notebooks...]   # nav cells, setup cell, lists
     python -m tools run   [notebooks...]   # execute in place, normalise
     python -m tools check [notebooks...]   # report problems, exit 1 if any
+    python -m tools solutions [notebooks...]  # instructor copies in build/solutions
 
 Without notebook arguments every ``notebooks/*.ipynb`` is used.
 
@@ -47,6 +48,7 @@ from pathlib import Path
 from tools.execute import run
 from tools.form import check
 from tools.nav import sync
+from tools import solve
 
 # ---------------------------------------------------------------------------
 # Command line
@@ -54,7 +56,7 @@ from tools.nav import sync
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["sync", "run", "check"])
+    parser.add_argument("command", choices=["sync", "run", "check", "solutions"])
     parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb")
     parser.add_argument("--timeout", type=int, default=600,
                         help="seconds per cell for `run` (default 600)")
@@ -62,8 +64,11 @@ def main(argv=None) -> int:
                         help="`run`: store new outputs of timing cells too")
     args = parser.parse_args(argv)
     if args.command == "sync":
-        for path in sync(args.notebooks):
+        for path in sorted(set(sync(args.notebooks)) | set(solve.sync(args.notebooks))):
             print(f"updated {Path(path).name}")
+        return 0
+    if args.command == "solutions":
+        solve.build(args.notebooks, timeout=args.timeout)
         return 0
     if args.command == "run":
         failed = run(args.notebooks, timeout=args.timeout,

@@ -24,6 +24,7 @@ from tools.common import (
     read,
     source_of,
 )
+from tools import solve
 from tools.nav import (
     _after_title,
     _before_first_code,
@@ -185,7 +186,8 @@ def check_notebook(path, names=None, titles=None) -> list[str]:
     nb = read(path)
     return (setup_problems(nb) + nav_problems(path, nb, names, titles)
             + link_problems(path, nb) + output_problems(nb)
-            + ignore_tag_problems(nb) + execution_problems(nb))
+            + ignore_tag_problems(nb) + execution_problems(nb)
+            + solve.stale(nb, path))
 
 
 def readme_problems(names=None, titles=None) -> list[str]:

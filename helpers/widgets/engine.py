@@ -15,7 +15,8 @@ The small public API, used by the panels and tested directly:
 * :func:`text_bitmap`, :func:`place_text`: a text's alpha mask and position;
 * :func:`display_label`, :func:`fit_label`, :func:`label_width`,
   :func:`label_size`: drawable, fitting token labels;
-* :func:`nice_limit`, :func:`fmt_number`: axis limits, numbers without "-0.00";
+* :func:`nice_limit`: a round axis limit (numbers are written with
+  ``plots.number_text``, labels cut with ``plots.short_label``);
 * :func:`mime_bundle`: what a displayed widget sends to the front end.
 """
 
@@ -30,6 +31,8 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.colors import to_rgba
 from matplotlib.font_manager import FontProperties, findfont, get_font
+
+from helpers.plots import short_label
 
 #: At most this many tokens of a sentence are drawn (the rest are ignored,
 #: and the explorer says so).
@@ -82,10 +85,7 @@ def display_label(token: str, limit: int = LABEL_CHARS) -> tuple[str, bool]:
         else:
             out.append("?")
             replaced = True
-    label = "".join(out)
-    if len(label) > limit:
-        label = label[: limit - 1] + "\u2026"
-    return label, replaced
+    return short_label("".join(out), limit), replaced
 
 
 
@@ -99,13 +99,6 @@ def nice_limit(x: float) -> float:
         if m * base >= x * (1 - 1e-9):
             return m * base
     return 10.0 * base  # pragma: no cover
-
-
-def fmt_number(value, fmt: str) -> str:
-    """Format a number, without the confusing "-0.00"."""
-    text = fmt.format(value)
-    return text[1:] if text.startswith("-") and not any(c in "123456789"
-                                                         for c in text) else text
 
 
 #: Token labels (tick labels of the grids, bar labels): FEATURE_LABEL_SIZE

@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
 
+from helpers.plots import number_text
 from helpers.widgets.engine import (
     BAD_COLOUR,
     BAR,
@@ -19,7 +20,6 @@ from helpers.widgets.engine import (
     FEATURE_LABEL_SIZE,
     MAX_TOKENS,
     fit_label,
-    fmt_number,
     label_size,
     labels_width,
     nice_limit,
@@ -119,7 +119,7 @@ class Heatmap:
                         set_text(t, visible=False)
                         continue
                     v = data[i, j]
-                    set_text(t, fmt_number(v, "{:.1f}") if np.isfinite(v) else "",
+                    set_text(t, number_text(v, "{:.1f}") if np.isfinite(v) else "",
                               colour="black" if v > middle else "white")
         set_text(self.title, title)
         set_text(self.xlabel, xlabel)
@@ -274,7 +274,7 @@ class Bars:
                         set_text(t, visible=False)
                         continue
                     v = values[k, i]
-                    set_text(t, fmt_number(v, fmt) if np.isfinite(v) else "-inf")
+                    set_text(t, number_text(v, fmt) if np.isfinite(v) else "-inf")
                     t.set_x(v if np.isfinite(v) else 0.0)
                     t.set_horizontalalignment("left" if v >= 0 else "right")
         for i, t in enumerate(self.row_text):
