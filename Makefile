@@ -11,7 +11,7 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: help lab test notebooks nav check solutions lint venv clean
+.PHONY: help lab test test-other-cpu notebooks nav check solutions lint venv clean
 
 help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the first notebook"
@@ -20,6 +20,7 @@ help:
 	@echo "make nav        refresh navigation, setup cells and lesson lists"
 	@echo "make check      report notebook form problems (stale nav, errors, ...)"
 	@echo "make solutions  executed instructor copies in build/solutions/"
+	@echo "make test-other-cpu   numeric tests + nbval again as if on another CPU"
 	@echo "make test-browser / test-compat   one part of the checks (see tests/*/*.mk)"
 
 # Python >= 3.10 check, then the virtual environment itself.
@@ -65,6 +66,10 @@ lab: $(STAMP)
 # on JupyterLab and Chromium, so the other checks run meanwhile, and its
 # Playwright event loop cannot leak into the other tests.
 BROWSER_LOG := build/browser-tests.log
+OTHER_CPU_LOG := build/other-cpu-tests.log
+# nbval's options live here, not in pyproject's addopts, so that plain pytest
+# works in an environment without the nbval plugin.
+NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=600
 
 test: $(STAMP)
 	@status=0; browser=; \
@@ -72,19 +77,35 @@ test: $(STAMP)
 	  mkdir -p build; \
 	  $(VPY) -m pytest tests/browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	fi; \
+	mkdir -p build; \
+	$(MAKE) --no-print-directory test-other-cpu > $(OTHER_CPU_LOG) 2>&1 & othercpu=$$!; \
 	echo "== ruff (helpers, tests, tools)"; \
 	$(VPY) -m ruff check helpers tests tools || status=1; \
 	echo "== pytest tests/ (without tests/browser)"; \
 	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
 	echo "== nbval (strict) notebooks/"; \
-	$(VPY) -m pytest --nbval notebooks || status=1; \
+	$(VPY) -m pytest $(NBVAL) notebooks || status=1; \
 	echo "== old versions: ipywidgets 7.7, numpy 1.26 (tests/compat)"; \
 	$(MAKE) --no-print-directory test-compat || status=1; \
+	wait $$othercpu || status=1; \
+	cat $(OTHER_CPU_LOG); \
 	if [ -n "$$browser" ]; then \
 	  wait $$browser || status=1; \
 	  echo "== pytest tests/browser (real browser; log: $(BROWSER_LOG))"; \
 	  cat $(BROWSER_LOG); \
 	fi; \
+	exit $$status
+
+# The numeric tests and nbval (strict) again, computing like another CPU: another
+# OpenBLAS kernel and numpy's newer SIMD loops off (tools/other_cpu.py picks
+# them). Stored text and tests must not depend on a machine's last bits.
+test-other-cpu: $(STAMP)
+	@env=$$($(VPY) tools/other_cpu.py); \
+	echo "== other CPU: $$($(VPY) tools/other_cpu.py --explain | tail -1)"; \
+	status=0; \
+	env $$env $(VPY) -m pytest -q tests --ignore=tests/browser \
+	  --ignore=tests/test_notebook_form.py || status=1; \
+	env $$env $(VPY) -m pytest -q $(NBVAL) notebooks || status=1; \
 	exit $$status
 
 notebooks: $(STAMP)

@@ -186,7 +186,10 @@ def test_shipped_weights_give_the_stated_figures():
     assert result["topic_attention"] >= 0.90
 
 
-def test_retraining_reproduces_the_shipped_weights_exactly(tmp_path):
+def test_retraining_reproduces_the_shipped_weights(tmp_path):
+    """Same figures everywhere: the last bits of a matrix product depend on the
+    CPU's BLAS kernel, so the shipped weights are matched to 1e-12, not bit for
+    bit. A real change to the model or its training moves weights by far more."""
     out = tmp_path / "w.npz"
     params, history, _ = tm.train_sense_model()
     tm.save_params(params, out)
@@ -194,8 +197,27 @@ def test_retraining_reproduces_the_shipped_weights_exactly(tmp_path):
     again = tm.load_params(out)
     assert again["meta"] == shipped["meta"]
     for name in tm.array_names(shipped):
-        np.testing.assert_array_equal(again[name], shipped[name], err_msg=name)
-    assert out.read_bytes() == tm.DEFAULT_WEIGHTS.read_bytes()
+        np.testing.assert_allclose(again[name], shipped[name], rtol=0, atol=1e-12,
+                                   err_msg=name)
+
+
+def test_retraining_twice_on_one_machine_gives_the_same_bytes(tmp_path):
+    """Same bytes on the same machine: nothing in training is left to chance."""
+    paths = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    for path in paths:
+        params, _, _ = tm.train_sense_model()
+        tm.save_params(params, path)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_a_real_change_is_caught_by_the_tolerance():
+    """The 1e-12 tolerance is not a blank cheque: one step less training fails it."""
+    steps = tm.SENSE_SETTINGS["steps"] - 1
+    params, _, _ = tm.train_sense_model({"steps": steps})
+    shipped = tm.load_trained()
+    worst = max(float(np.max(np.abs(params[k] - shipped[k])))
+                for k in tm.array_names(shipped))
+    assert worst > 1e-6
 
 
 def test_predict_sense_reads_the_topic_word():
