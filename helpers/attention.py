@@ -1,6 +1,6 @@
 """The attention math, in plain numpy: no plotting, no widgets.
 
-Conventions used everywhere in this project (see CURRICULUM.md):
+Conventions used everywhere in this project (lessons 03 and 04 introduce them):
 
 * row vectors: ``E`` has shape ``(n_tokens, d_model)`` and ``Q = E @ W_Q``
   with ``W_Q`` of shape ``(d_model, d_k)``;

@@ -5,7 +5,7 @@ them by hand, so that every number means something. Because every column
 of ``E`` has a name (``lexicon.feature_names()``), a matrix can say "copy the
 ``noun`` column into query slot 0" and we can read it.
 
-Shapes (rows are tokens, row-vector convention, see CURRICULUM.md):
+Shapes (rows are tokens, row-vector convention, as in lesson 03):
 
 * ``E`` : ``(n_tokens, D_MODEL)``, from ``lexicon.embed``;
 * ``W_Q``, ``W_K`` : ``(D_MODEL, d_k)``, so ``Q = E @ W_Q`` is ``(n, d_k)``;
@@ -82,12 +82,12 @@ HeadRun = namedtuple("HeadRun", ["tokens", "E", "weights", "dE", "unknown"])
 HeadRun.__doc__ = """Result of ``run_head``: tokens, E (n, D_MODEL), weights A
 (n, n; rows = queries), dE (n, D_MODEL) and the unknown words."""
 
-#: The example sentences of the lessons (CURRICULUM.md), plus one extra.
+#: The example sentences of the lessons (00-08), plus one extra.
 CURRICULUM_SENTENCES: dict[str, str] = {
     "creature": "a fluffy blue creature roamed the verdant forest",
     "bank_river": "I swam across the river to get to the other bank",
     "bank_money": "I drove across the road to get to the other bank",
-    # extra, not in CURRICULUM.md: a money sentence with a real money word
+    # extra, used by no lesson text: a money sentence with a real money word
     "bank_deposit": "she paid the cash into her account at the bank",
     "river_bank": "river bank flows",
     "mole_animal": "American shrew mole",

@@ -167,11 +167,10 @@ def test_ignore_output_tag_on_an_ordinary_cell_is_reported():
     new_code_cell("explorer", outputs=[new_output(
         "display_data", data={common.WIDGET_MIME: {"model_id": "abc"},
                               "text/plain": "VBox()"})]),
-    new_code_cell("explorer", outputs=[new_output(
-        "display_data", data={"text/plain": "MaskExplorer(sentence='a b')"})]),
     new_code_cell("sense_explorer()", outputs=[new_output(
         "display_data", data={"text/plain": "<sense_explorer: 11 tokens>",
-                              "image/png": "iVBOR"})]),
+                              "image/png": "iVBOR"},
+        metadata={"nbtools": {"widget_view": True}})]),
     new_code_cell("ipywidgets.IntSlider()", outputs=[new_output(
         "execute_result", data={"text/plain": "IntSlider(value=0)"},
         execution_count=1)]),
@@ -181,7 +180,8 @@ def test_ignore_output_tag_is_allowed_on_widget_and_timing_cells(cell):
 
 
 @pytest.mark.parametrize("text", ["<matplotlib.lines.Line2D at 0x7f>",
-                                  "array([1, 2])", "<Figure size 640x480>"])
+                                  "array([1, 2])", "<Figure size 640x480>",
+                                  "<sense_explorer: 11 tokens>"])
 def test_ignore_output_tag_is_refused_on_other_outputs(text):
     cell = new_code_cell("x", outputs=[new_output(
         "execute_result", data={"text/plain": text}, execution_count=1)])

@@ -27,11 +27,8 @@ When a cell may carry nbval's ``nbval-ignore-output`` tag (see
 * widget display cell: one of its stored outputs holds a widget view
   (mime ``application/vnd.jupyter.widget-view+json``, or the marker
   ``metadata["nbtools"]["widget_view"]`` that ``run`` leaves when it drops
-  that mime), or its ``text/plain`` starts with the repr of an ipywidgets
-  widget or of an explorer: ``SomeName(`` where ``SomeName`` is an ipywidgets
-  class or ends in ``Explorer``/``Calculator``/``Taste``, or ``<some_name``
-  where ``some_name`` ends in ``explorer``/``calculator``/``taste`` (the
-  ``<sense_explorer: 11 tokens>`` summaries of helpers.widgets);
+  that mime; every explorer's display carries the view), or its
+  ``text/plain`` is the repr of an ipywidgets widget (``IntSlider(...)``);
 * timing cell: its source uses ``%time``, ``%%time``, ``%timeit``,
   ``%%timeit``, ``timeit`` or ``time.perf_counter`` / ``perf_counter``.
 """

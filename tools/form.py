@@ -54,7 +54,6 @@ def _widget_class_names() -> set[str]:
 
 
 _WIDGET_REPR = re.compile(r"^<?\s*([A-Za-z_][\w.]*)\(")
-_EXPLORER_SUMMARY = re.compile(r"^<\w*(explorer|calculator|taste)\b", re.IGNORECASE)
 
 
 def _text(out) -> str:
@@ -71,15 +70,12 @@ def is_widget_output(out, widget_names=None) -> bool:
         return True
     if out.get("output_type") not in ("display_data", "execute_result"):
         return False
-    text = _text(out)
-    if _EXPLORER_SUMMARY.match(text):
-        return True
-    match = _WIDGET_REPR.match(text)
+    match = _WIDGET_REPR.match(_text(out))
     if not match:
         return False
     cls = match.group(1).rsplit(".", 1)[-1]
     names = _widget_class_names() if widget_names is None else widget_names
-    return cls in names or cls.endswith(("Explorer", "Calculator", "Taste"))
+    return cls in names
 
 
 def may_ignore_output(cell, widget_names=None) -> bool:

@@ -22,6 +22,7 @@ from helpers.widgets.engine import (
 )
 from helpers.widgets.panels import Heatmap
 
+
 class _CrossExplorer(Explorer):
     kind = "cross_explorer"
     figsize = (7.0, 5.6)
@@ -40,13 +41,13 @@ class _CrossExplorer(Explorer):
 
     def _build(self, art):
         art.heat = Heatmap(art, [0.22, 0.25, 0.58, 0.63],
-                              cbar_rect=[0.83, 0.25, 0.03, 0.63])
+                           cbar_rect=[0.83, 0.25, 0.03, 0.63])
 
     def _compute(self):
         src = _read(self.source.value, what="source sentence")
         tgt = _read(self.target.value, what="target sentence")
         notes = [f"Source: {n}" for n in src.notes] + [f"Target: {n}"
-                                                        for n in tgt.notes]
+                                                       for n in tgt.notes]
         if src.empty or tgt.empty:
             st = SimpleNamespace(empty=True, placeholder="Type both sentences above",
                                  tokens=tgt.tokens,

@@ -88,7 +88,6 @@ def display_label(token: str, limit: int = LABEL_CHARS) -> tuple[str, bool]:
     return short_label("".join(out), limit), replaced
 
 
-
 def nice_limit(x: float) -> float:
     """The smallest of 1, 2, 5 x 10^k that is >= |x| (1.0 for 0 or NaN)."""
     x = abs(float(x))
@@ -341,8 +340,6 @@ def png_bytes(rgba) -> bytes:
     return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
             + _png_chunk(b"IDAT", zlib.compress(raw, 1))
             + _png_chunk(b"IEND", b""))
-
-
 
 
 def mime_bundle(text, png, widget):

@@ -51,7 +51,7 @@ class _MultiHeadExplorer(Explorer):
     def _build(self, art):
         h = len(self._heads_list)
         art.single = Heatmap(art, [0.16, 0.27, 0.5, 0.6],
-                                cbar_rect=[0.68, 0.27, 0.015, 0.6])
+                             cbar_rect=[0.68, 0.27, 0.015, 0.6])
         width, gap, left = 0.26, 0.025, 0.09
         art.grid = []
         for k in range(h):
@@ -146,7 +146,7 @@ class _ParameterCalculator(Explorer):
 
     def _build(self, art):
         art.bars = Bars(art, [0.3, 0.17, 0.55, 0.7], rows=8,
-                           xlabel="parameters (log scale)")
+                        xlabel="parameters (log scale)")
         art.bars.ax.set_xlim(1.0, 10.0)
         art.bars.ax.set_xscale("log")
 
@@ -199,7 +199,7 @@ class _ParameterCalculator(Explorer):
                            c["total"]], dtype=float)
         hi = 10.0 ** math.ceil(math.log10(max(values.max(), 10.0)) + 0.6)
         key = art.bars.update(values, labels, xlim=(1.0, hi), fmt="{:,.0f}",
-                                title="Attention parameters", highlight=7)
+                              title="Attention parameters", highlight=7)
         art.bars.ax.set_xlim(1.0, hi)
         for r in art.bars.bars[0]:
             r.set_x(1.0)

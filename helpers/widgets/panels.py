@@ -49,7 +49,7 @@ class Heatmap:
         ax.set_yticks([])
         cm = matplotlib.colormaps[cmap].with_extremes(bad=BAD_COLOUR)
         self.im = art.add(ax.imshow(np.zeros((1, 1)), cmap=cm, vmin=0, vmax=1,
-                                      aspect="auto", interpolation="nearest"))
+                                    aspect="auto", interpolation="nearest"))
         self.cbar = None
         if cbar_rect is not None:
             self.cbar = fig.colorbar(self.im, cax=fig.add_axes(cbar_rect))
@@ -61,22 +61,22 @@ class Heatmap:
             ax.transData, offset_copy(ax.transAxes, fig=fig, x=0, y=-3, units="points")
         )
         self.row_text = [art.text(0, i, ax=ax, transform=left, ha="right",
-                                    va="center") for i in range(rows)]
+                                  va="center") for i in range(rows)]
         self.col_text = [art.text(j, 0, ax=ax, transform=below, ha="center",
-                                    va="top", rotation=90) for j in range(cols)]
+                                  va="top", rotation=90) for j in range(cols)]
         self.cell_text = []
         if annotate:  # True: as many columns as labels; an int: that many
             n_cols = cols if annotate is True else int(annotate)
             self.cell_text = [[art.text(j, i, ax=ax, transform=ax.transData,
-                                          ha="center", va="center", fontsize=7)
+                                        ha="center", va="center", fontsize=7)
                                for j in range(n_cols)] for i in range(rows)]
         self.title = art.text(0.5, 1.0, ax=ax, ha="center", va="bottom",
-                                fontsize=title_size,
-                                transform=offset_copy(ax.transAxes, fig=fig, y=4,
+                              fontsize=title_size,
+                              transform=offset_copy(ax.transAxes, fig=fig, y=4,
                                                       units="points"))
         self.xlabel = art.text(0.5, 0, ax=ax, ha="center", va="top", fontsize=9)
         self.ylabel = art.text(0, 0.5, ax=ax, ha="right", va="center", fontsize=9,
-                                 rotation=90)
+                               rotation=90)
         self._label_offsets = None
 
     def set_visible(self, on: bool):
@@ -108,8 +108,8 @@ class Heatmap:
             for i, t in enumerate(texts):
                 on = i < len(labels)
                 set_text(t, labels[i] if on else None, visible=on, size=size,
-                          colour=(colours[i] if colours is not None else "black")
-                          if on else None)
+                         colour=(colours[i] if colours is not None else "black")
+                         if on else None)
         if self.cell_text:
             middle = (vmin + vmax) / 2
             for i, row in enumerate(self.cell_text):
@@ -120,7 +120,7 @@ class Heatmap:
                         continue
                     v = data[i, j]
                     set_text(t, number_text(v, "{:.1f}") if np.isfinite(v) else "",
-                              colour="black" if v > middle else "white")
+                             colour="black" if v > middle else "white")
         set_text(self.title, title)
         set_text(self.xlabel, xlabel)
         set_text(self.ylabel, ylabel)
@@ -212,18 +212,18 @@ class Bars:
             offset_copy(ax.transAxes, fig=fig, x=-3, y=0, units="points"), ax.transData
         )
         self.row_text = [art.text(0, i, ax=ax, transform=left, ha="right",
-                                    va="center") for i in range(rows)]
+                                  va="center") for i in range(rows)]
         self.value_text = []
         if values:
             for k in range(series):
                 y0 = -0.4 + (k + 0.5) * height
                 self.value_text.append([
                     art.text(0, i + y0, ax=ax, transform=ax.transData,
-                               va="center", fontsize=7) for i in range(rows)
+                             va="center", fontsize=7) for i in range(rows)
                 ])
         self.title = art.text(0.5, 1.0, ax=ax, ha="center", va="bottom",
-                                fontsize=title_size,
-                                transform=offset_copy(ax.transAxes, fig=fig, y=4,
+                              fontsize=title_size,
+                              transform=offset_copy(ax.transAxes, fig=fig, y=4,
                                                       units="points"))
         if legend:
             handles = [Rectangle((0, 0), 1, 1, color=colours[k])
@@ -280,8 +280,8 @@ class Bars:
         for i, t in enumerate(self.row_text):
             on = i < n
             set_text(t, labels[i] if on else None, visible=on, size=size,
-                      colour=(BAR_HIGHLIGHT if i == highlight else "black")
-                      if on else None)
+                     colour=(BAR_HIGHLIGHT if i == highlight else "black")
+                     if on else None)
         set_text(self.title, title)
         return ("bars", round(lo, 9), round(hi, 9))
 

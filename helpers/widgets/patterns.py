@@ -49,13 +49,13 @@ class _QKExplorer(SentenceExplorer):
     def _build(self, art):
         d_k = _head("adjective_head").W_Q.shape[1]
         art.query = Heatmap(art, [0.17, 0.79, 0.3, 0.05], rows=1, cols=0,
-                               title_size=10, annotate=d_k)
+                            title_size=10, annotate=d_k)
         art.keys = Heatmap(art, [0.17, 0.22, 0.3, 0.5],
-                              cbar_rect=[0.49, 0.22, 0.015, 0.62],
-                              clabel="vector entry", cols=d_k,
-                              title_size=10, annotate=True)
+                           cbar_rect=[0.49, 0.22, 0.015, 0.62],
+                           clabel="vector entry", cols=d_k,
+                           title_size=10, annotate=True)
         art.products = Bars(art, [0.7, 0.22, 0.27, 0.62],
-                               xlabel="query . key (raw score)")
+                            xlabel="query . key (raw score)")
 
     def _compute(self):
         r = _read(self.sentence.value)
@@ -82,15 +82,15 @@ class _QKExplorer(SentenceExplorer):
         lim = nice_limit(max(np.max(np.abs(s.K)), np.max(np.abs(s.q)), 1e-9))
         label = s.labels[s.target]
         art.query.update(s.q[None, :], [f"query {label}"], [], vmin=-lim, vmax=lim,
-                           title=f"Query of '{label}': what it looks for")
+                         title=f"Query of '{label}': what it looks for")
         k1 = art.keys.update(s.K, s.labels, slots, vmin=-lim, vmax=lim,
-                               title="Keys: what each token offers",
-                               xlabel="query/key slot (adjective head)",
-                               row_colours=[BAR_HIGHLIGHT if i == s.target
+                             title="Keys: what each token offers",
+                             xlabel="query/key slot (adjective head)",
+                             row_colours=[BAR_HIGHLIGHT if i == s.target
                                             else "black" for i in range(len(s.labels))])
         best = int(np.argmax(s.products))
         k2 = art.products.update(s.products, s.labels, highlight=best,
-                                   title=f"'{label}' . each key")
+                                 title=f"'{label}' . each key")
         return k1 + k2
 
 
@@ -137,7 +137,7 @@ class _PatternExplorer(Explorer):
 
     def _build(self, art):
         art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
-                              cbar_rect=[0.83, 0.25, 0.03, 0.63])
+                           cbar_rect=[0.83, 0.25, 0.03, 0.63])
 
     def _compute(self):
         r = _read(self.sentence.value)

@@ -30,6 +30,7 @@ from helpers.widgets.engine import (
 )
 from helpers.widgets.panels import Bars, Heatmap
 
+
 @lru_cache(maxsize=1)
 def _trained_model():
     """The shipped weights of the lesson-09 model (read once)."""
@@ -61,9 +62,9 @@ class _SenseExplorer(Explorer):
 
     def _build(self, art):
         art.heat = Heatmap(art, [0.17, 0.25, 0.48, 0.63],
-                              cbar_rect=[0.665, 0.25, 0.015, 0.63])
+                           cbar_rect=[0.665, 0.25, 0.015, 0.63])
         art.probs = Bars(art, [0.82, 0.5, 0.15, 0.3], rows=3,
-                            xlabel="probability")
+                         xlabel="probability")
 
     def _compute(self):
         lex = lexicon
@@ -112,16 +113,16 @@ class _SenseExplorer(Explorer):
         pred, t = s.pred, s.pred.target_index
         colours = [BAR_HIGHLIGHT if i == t else "black" for i in range(len(s.labels))]
         k1 = art.heat.update(s.weights, s.labels, s.labels, xlabel="key",
-                               ylabel="query", row_colours=colours,
-                               title=f"Learned attention (head {s.head})",
-                               **WEIGHT_SCALE)
+                             ylabel="query", row_colours=colours,
+                             title=f"Learned attention (head {s.head})",
+                             **WEIGHT_SCALE)
         if t is None:
             art.probs.set_visible(False)
             return k1 + ("no target",)
         p = float(np.max(pred.probs))
         k2 = art.probs.update(pred.probs, list(pred.sense_labels), xlim=(0.0, 1.0),
-                                highlight=int(np.argmax(pred.probs)),
-                                title=f"'{pred.target_word}': {s.sense} ({p:.0%})")
+                              highlight=int(np.argmax(pred.probs)),
+                              title=f"'{pred.target_word}': {s.sense} ({p:.0%})")
         return k1 + k2
 
 

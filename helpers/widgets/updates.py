@@ -74,13 +74,13 @@ class _UpdateExplorer(Explorer):
     def _build(self, art):
         n_cols = max(len(_written_columns(_head(f))) for f in _UPDATE_HEADS.values())
         art.flow = Heatmap(art, [0.17, 0.25, 0.43, 0.62],
-                              cbar_rect=[0.61, 0.25, 0.013, 0.62],
-                              clabel="weight x value", rows=MAX_TOKENS + 1,
-                              cols=n_cols, title_size=10, extra_rows=1,
-                              col_size=FEATURE_LABEL_SIZE)
+                           cbar_rect=[0.61, 0.25, 0.013, 0.62],
+                           clabel="weight x value", rows=MAX_TOKENS + 1,
+                           cols=n_cols, title_size=10, extra_rows=1,
+                           col_size=FEATURE_LABEL_SIZE)
         art.sense = Bars(art, [0.8, 0.25, 0.18, 0.62], series=2,
-                            rows=5, xlabel="cosine similarity", room=0.8 - 0.7,
-                            legend=["before (E)", "after (E')"])
+                         rows=5, xlabel="cosine similarity", room=0.8 - 0.7,
+                         legend=["before (E)", "after (E')"])
 
     def _compute(self):
         lex, hd = lexicon, heads
@@ -138,19 +138,19 @@ class _UpdateExplorer(Explorer):
         rows = s.labels + ["sum = dE"]
         # cut long words, never the weight after them
         px, room = art.flow.label_room(art.flow._label_sizes(rows, [])[0],
-                                         art.flow._room[0], True)
+                                       art.flow._room[0], True)
         room -= label_width(" (0.00)", px)
         rows = [f"{fit_label(lab, px, room)} ({w:.2f})"
                 for lab, w in zip(s.labels, s.weights)] + rows[-1:]
         colours = ["black"] * len(s.labels) + [BAR_HIGHLIGHT]
         k1 = art.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
-                               title=f"Values flowing into '{label}' (weight x V)",
-                               xlabel=f"feature written by the {s.head_name} head",
-                               ylabel="key token (attention weight)",
-                               row_colours=colours)
+                             title=f"Values flowing into '{label}' (weight x V)",
+                             xlabel=f"feature written by the {s.head_name} head",
+                             ylabel="key token (attention weight)",
+                             row_colours=colours)
         if s.is_sense:
             k2 = art.sense.update(s.cos, s.names, xlim=(-1.0, 1.0),
-                                    title=f"'{label}': {s.verdict}")
+                                  title=f"'{label}': {s.verdict}")
             xlabel = "cosine similarity to the sense"
         else:
             k2 = art.sense.update(s.cos, s.names, title=f"'{label}': {s.verdict}")
@@ -210,8 +210,8 @@ class _MaskExplorer(Explorer):
         head = _head("adjective_head")
         self._cols = np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
         art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
-                              cbar_rect=[0.83, 0.25, 0.03, 0.63],
-                              cols=max(MAX_TOKENS, len(self._cols)))
+                           cbar_rect=[0.83, 0.25, 0.03, 0.63],
+                           cols=max(MAX_TOKENS, len(self._cols)))
 
     def _compute(self):
         r = _read(self.sentence.value)
@@ -259,8 +259,8 @@ class _MaskExplorer(Explorer):
         clabel = ("score" if s.step < 3 else
                                   "attention weight" if s.step == 3 else "value")
         key = art.heat.update(s.shown, s.labels, cols, title=f"{title}\n({on})",
-                                xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax,
-                                features=s.step == 4)
+                              xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax,
+                              features=s.step == 4)
         art.heat.cbar.set_label(clabel)
         return key + (clabel,)
 

@@ -30,13 +30,14 @@ from helpers.widgets.engine import (
 )
 from helpers.widgets.panels import Bars, Heatmap
 
+
 class _FirstTaste(SentenceExplorer):
     kind = "first_taste"
     figsize = (6.4, 5.4)
 
     def _build(self, art):
         art.heat = Heatmap(art, [0.2, 0.24, 0.6, 0.66],
-                              cbar_rect=[0.83, 0.24, 0.03, 0.66])
+                           cbar_rect=[0.83, 0.24, 0.03, 0.66])
 
     def _compute(self):
         r = _read(self.sentence.value)
@@ -86,7 +87,7 @@ def _feature_heatmap(art, rect, cbar_rect, **kw):
     grouped (part of speech | meaning fields | flags)."""
     feats = list(lexicon.FEATURES)
     heat = Heatmap(art, rect, cbar_rect=cbar_rect, cols=len(feats),
-                    col_size=FEATURE_LABEL_SIZE, **kw)
+                   col_size=FEATURE_LABEL_SIZE, **kw)
     heat.group_columns(feature_groups(), feats)
     return heat
 
@@ -102,7 +103,7 @@ class _EmbeddingExplorer(SentenceExplorer):
     def _build(self, art):
         art.heat = _feature_heatmap(art, [0.15, 0.26, 0.74, 0.65],
                                       [0.91, 0.26, 0.02, 0.65],
-                                      clabel="feature value")
+                                    clabel="feature value")
 
     def _compute(self):
         lex = lexicon
@@ -155,12 +156,12 @@ class _WeightedSumExplorer(SentenceExplorer):
 
     def _build(self, art):
         art.scores = Bars(art, [0.14, 0.52, 0.32, 0.39],
-                             xlabel="score = target . word")
+                          xlabel="score = target . word")
         art.weights = Bars(art, [0.63, 0.52, 0.32, 0.39],
-                              xlabel="weight = softmax(scores)", room=0.63 - 0.46)
+                           xlabel="weight = softmax(scores)", room=0.63 - 0.46)
         art.result = _feature_heatmap(art, [0.14, 0.21, 0.74, 0.15],
                                         [0.9, 0.21, 0.015, 0.15],
-                                        clabel="value", rows=2, title_size=10)
+                                      clabel="value", rows=2, title_size=10)
 
     def _compute(self):
         lex = lexicon
@@ -194,9 +195,9 @@ class _WeightedSumExplorer(SentenceExplorer):
     def _paint(self, art, s):
         t, label = s.target, s.labels[s.target]
         k1 = art.scores.update(s.scores, s.labels, highlight=t,
-                                 title=f"1. scores of '{label}' with every word")
+                               title=f"1. scores of '{label}' with every word")
         k2 = art.weights.update(s.weights, s.labels, highlight=t, xlim=WEIGHT_RANGE,
-                                  title="2. weights (they sum to 1)")
+                                title="2. weights (they sum to 1)")
         k3 = art.result.update(
             np.vstack([s.before, s.new]), [label, f"{label}'"],
             list(lexicon.FEATURES), vmin=0.0, vmax=1.0,
