@@ -379,7 +379,7 @@ class Lexicon:
         rows = []
         for entry in entries:
             word = entry["word"]
-            vec = make_vector(entry["pos"], entry["fields"], entry["language"])
+            vec = _table_vector(entry["pos"], entry["fields"], entry["language"])
             self._index[word] = len(self.words)
             self.words.append(word)
             self._info[word] = dict(entry)
@@ -490,8 +490,28 @@ def _fields_text(fields) -> str:
     return ";".join(n if w == 1 else f"{n}:{w:g}" for n, w in parsed.items())
 
 
+_PLAIN_WORD_RE = re.compile(r"[a-z]+")
+
+
 def _is_token_form(word: str) -> bool:
+    if _PLAIN_WORD_RE.fullmatch(word):  # fast path: most of the table
+        return True
     return word == "'s" or tokenize(word) == [word]
+
+
+_VECTOR_CACHE: dict[tuple[str, str, str], np.ndarray] = {}
+
+
+def _table_vector(pos: str, fields: str, language: str) -> np.ndarray:
+    """``make_vector`` for a table row, memoised (many rows share features)."""
+    if not isinstance(fields, str):
+        return make_vector(pos, fields, language)
+    key = (pos, fields, language)
+    if key not in _VECTOR_CACHE:
+        vec = make_vector(pos, fields, language)
+        vec.setflags(write=False)
+        _VECTOR_CACHE[key] = vec
+    return _VECTOR_CACHE[key]
 
 
 def _read_entries(path: Path) -> list[dict]:
@@ -554,7 +574,7 @@ def _read_entries(path: Path) -> list[dict]:
                 f"{where}: duplicate word {word!r} (first on line {seen[word]})"
             )
         try:
-            make_vector(entry["pos"], entry["fields"], entry["language"])
+            _table_vector(entry["pos"], entry["fields"], entry["language"])
         except LexiconError as exc:
             raise LexiconError(f"{where} ({word!r}): {exc}") from None
         seen[word] = lineno
