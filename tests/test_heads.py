@@ -213,16 +213,20 @@ def test_senses_and_nearest_sense():
 # Everyday sentences (not the lessons' own) whose only clues are ordinary
 # money, chemistry, skin, animal or river words (issue 13).
 EVERYDAY_SENSES = [
-    ("bank", "money", "The bank raised its interest rates again, so our loan costs more."),
+    ("bank", "money",
+     "The bank raised its interest rates again, so our loan costs more."),
     ("bank", "money", "I asked the bank for a credit card with a lower fee."),
     ("bank", "money", "My savings account at the bank pays very little interest."),
     ("bank", "river", "We sat on the grassy bank of the stream and watched the ducks."),
     ("bank", "river", "We had a picnic on the muddy bank of the river after the rain."),
     ("mole", "chemistry", "A mole of carbon weighs twelve grams."),
     ("mole", "chemistry", "The chemist weighed one mole of salt and it was 58 grams."),
-    ("mole", "chemistry", "The scientist measured the mass of one mole of gas in grams."),
-    ("mole", "skin", "The mole on his cheek has grown, so he is seeing a dermatologist."),
-    ("mole", "skin", "The doctor looked at the mole on my arm and said the skin was healthy."),
+    ("mole", "chemistry",
+     "The scientist measured the mass of one mole of gas in grams."),
+    ("mole", "skin",
+     "The mole on his cheek has grown, so he is seeing a dermatologist."),
+    ("mole", "skin",
+     "The doctor looked at the mole on my arm and said the skin was healthy."),
     ("mole", "animal", "The mole dug a long tunnel under the lawn."),
     ("mole", "animal", "The mole came out of its burrow in the field at night."),
 ]
