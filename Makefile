@@ -71,8 +71,8 @@ test: $(STAMP)
 	  mkdir -p build; \
 	  $(VPY) -m pytest tests/browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	fi; \
-	echo "== ruff (helpers, tests)"; \
-	$(VPY) -m ruff check helpers tests || status=1; \
+	echo "== ruff (helpers, tests, tools)"; \
+	$(VPY) -m ruff check helpers tests tools || status=1; \
 	echo "== pytest tests/ (without tests/browser)"; \
 	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
 	echo "== nbval (strict) notebooks/"; \
@@ -98,7 +98,7 @@ check: $(STAMP)
 	$(VPY) -m helpers.nbtools check
 
 lint: $(STAMP)
-	$(VPY) -m ruff check helpers tests
+	$(VPY) -m ruff check helpers tests tools
 
 clean:
 	rm -rf $(VENV) .venv-compat .pytest_cache .ruff_cache build *.egg-info
