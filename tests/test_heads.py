@@ -225,3 +225,44 @@ def test_senses_and_nearest_sense():
         nearest_sense("cat", SENSES["bank"]["money"])
     with pytest.raises(ValueError):
         nearest_sense("bank", np.ones(3))
+
+
+# Everyday sentences (not the lessons' own) whose only clues are ordinary
+# money, chemistry, skin, animal or river words (issue 13).
+EVERYDAY_SENSES = [
+    ("bank", "money",
+     "The bank raised its interest rates again, so our loan costs more."),
+    ("bank", "money", "I asked the bank for a credit card with a lower fee."),
+    ("bank", "money", "My savings account at the bank pays very little interest."),
+    ("bank", "river", "We sat on the grassy bank of the stream and watched the ducks."),
+    ("bank", "river", "We had a picnic on the muddy bank of the river after the rain."),
+    ("mole", "chemistry", "A mole of carbon weighs twelve grams."),
+    ("mole", "chemistry", "The chemist weighed one mole of salt and it was 58 grams."),
+    ("mole", "chemistry",
+     "The scientist measured the mass of one mole of gas in grams."),
+    ("mole", "skin",
+     "The mole on his cheek has grown, so he is seeing a dermatologist."),
+    ("mole", "skin",
+     "The doctor looked at the mole on my arm and said the skin was healthy."),
+    ("mole", "animal", "The mole dug a long tunnel under the lawn."),
+    ("mole", "animal", "The mole came out of its burrow in the field at night."),
+]
+
+
+@pytest.mark.parametrize("word, sense, sentence", EVERYDAY_SENSES)
+def test_sense_head_resolves_everyday_clue_words(word, sense, sentence):
+    tokens, E, _, dE = attend(HEADS["sense"], sentence)
+    assert embed(sentence).unknown == []
+    i = tokens.index(word)
+    best, after = nearest_sense(word, E[i] + dE[i])
+    assert best == sense, after
+    others = [c for name, c in after.items() if name != sense]
+    assert after[sense] > max(others) + 0.1, after
+
+
+def test_sense_head_without_clues_stays_undecided():
+    # no topic word at all: bank' keeps the same distance to both senses
+    tokens, E, _, dE = attend(HEADS["sense"], "we went to the bank")
+    i = tokens.index("bank")
+    _, after = nearest_sense("bank", E[i] + dE[i])
+    assert after["river"] == pytest.approx(after["money"], abs=0.05), after

@@ -195,6 +195,17 @@ def test_embedding_explorer_shows_the_lexicon_rows():
     assert "'blorp'" in ex.message
 
 
+def test_embedding_explorer_says_which_words_were_guessed():
+    # "blorping" is unknown but ends in -ing: guessed as a verb, and the
+    # note says so; "blorp" has no telling ending: the plain unknown vector
+    ex = W.embedding_explorer("the cat blorping blorp")
+    assert ex.unknown == ["blorping", "blorp"]
+    assert "guessed" in ex.message and "'blorping'" in ex.message
+    assert ex.weights[2, lexicon.FEATURES.index("verb")] == 1
+    assert ex.weights[2, lexicon.FEATURES.index("unknown")] == 1
+    assert ex.weights[3].sum() == 1
+
+
 def test_weighted_sum_hand_worked():
     ex = W.weighted_sum_explorer("river bank flows")
     assert ex.tokens == ["river", "bank", "flows"]

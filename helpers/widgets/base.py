@@ -105,10 +105,17 @@ def _read(text, *, cap: int = MAX_TOKENS, positions: bool = True, what="sentence
         tokens = tokens[:cap]
     emb = lex.embed(tokens, positions=positions)
     unknown = list(emb.unknown)
-    if unknown:
+    guessed = [w for w in unknown if lex.guess_word(w) is not None]
+    plain = [w for w in unknown if w not in guessed]
+    if plain:
         notes.append(
             f"Not in the toy lexicon (given the 'unknown' vector): "
-            f"{_list_words(unknown)}."
+            f"{_list_words(plain)}."
+        )
+    if guessed:
+        notes.append(
+            "Not in the toy lexicon, guessed from the word's ending "
+            f"('unknown' still set): {_list_words(guessed)}."
         )
     labels, replaced = [], False
     for t in tokens:
