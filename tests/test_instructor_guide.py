@@ -8,6 +8,7 @@ must be well formed and generated from the repository's one slug. The second
 half feeds the checks broken guides, so that a check that cannot fail is caught.
 """
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -354,3 +355,110 @@ def test_check_catches_an_unknown_explorer():
 def test_link_check_catches_broken_links(broken, complaint):
     slug, branch = _slug_and_branch()
     assert any(complaint in p for p in link_problems(broken, slug, branch))
+
+
+# --------------------------------------------------------------------------
+# The numbers the guide quotes from explorers are what the explorers show
+# --------------------------------------------------------------------------
+def _row(ex, token):
+    """{key: weight rounded to 2 places} of one query row of a pattern explorer."""
+    i = ex.tokens.index(token)
+    return {k: round(float(w), 2) for k, w in zip(ex.tokens, ex.weights[i])}
+
+
+@functools.cache
+def _pattern(temperature=1.0, scaling=True):
+    ex = widgets.pattern_explorer()
+    ex.temperature.value = temperature
+    ex.scaling.value = scaling
+    return _row(ex, "creature")
+
+
+@functools.cache
+def _update(sentence):
+    return widgets.update_explorer(sentence).sense_note
+
+
+@functools.cache
+def _mask_off_row_a():
+    ex = widgets.mask_explorer()
+    ex.mask.value = False
+    return _row(ex, "a")
+
+
+@functools.cache
+def _qk_scores(sentence, token):
+    ex = widgets.qk_explorer(sentence, token=token)
+    return {k: round(float(s), 2) for k, s in zip(ex.tokens, ex.scores)}
+
+
+@functools.cache
+def _cross(target):
+    ex = widgets.cross_explorer(target=target)
+    return {t: round(float(ex.weights[i].max()), 2) for i, t in enumerate(ex.tokens)}
+
+
+@functools.cache
+def _sense(sentence):
+    ex = widgets.sense_explorer(sentence)
+    i = ex.prediction.target_index
+    return ex.sense, round(float(ex.probs.max()), 3), _row(ex, ex.tokens[i])
+
+
+@functools.cache
+def _previous_token_head():
+    ex = widgets.multi_head_explorer("the cat sat on the mat")
+    ex.head.value = "previous token"
+    return [round(float(w), 2) for w in ex.weights.max(axis=1)]
+
+
+# (what the guide says, what the explorer must show for it to be true)
+EXPLORER_CLAIMS = [
+    ("0.03 (fluffy 0.57, blue 0.39)",
+     lambda: [_pattern(0.5)[k] for k in ("verdant", "fluffy", "blue")]
+     == [0.03, 0.57, 0.39]),
+    ("At 2.0 the row flattens to 0.36, 0.32, 0.18",
+     lambda: [_pattern(2.0)[k] for k in ("fluffy", "blue", "verdant")]
+     == [0.36, 0.32, 0.18]),
+    ("fluffy 0.55, blue 0.40, verdant 0.05",
+     lambda: [_pattern(scaling=False)[k] for k in ("fluffy", "blue", "verdant")]
+     == [0.55, 0.40, 0.05]),
+    ("after: money (0.83)",
+     lambda: _update("I drove across the road to get to the other bank").endswith(
+         "after: money (0.83)")),
+    ("after: skin (0.89)",
+     lambda: _update("take a biopsy of the mole").endswith("after: skin (0.89)")),
+    ("river (0.85)",
+     lambda: _update("the river bank had money").endswith("river (0.85)")),
+    ("the 0.27, verdant 0.22, roamed 0.16",
+     lambda: [_mask_off_row_a()[k] for k in ("the", "verdant", "roamed")]
+     == [0.27, 0.22, 0.16]),
+    ("*verdant*, with 8.62",
+     lambda: [_qk_scores("a creature fluffy blue roamed the verdant forest",
+                         "creature")[k] for k in ("verdant", "fluffy", "blue")]
+     == [8.62, 5.57, 5.24]),
+    ("scores *creature* −1.69",
+     lambda: _qk_scores("a fluffy blue creature roamed the verdant forest",
+                        "fluffy")["creature"] == -1.69),
+    ("*noir* still finds *black* (0.92)",
+     lambda: (_cross("le noir chat dort")["noir"], _cross("le noir chat dort")["chat"])
+     == (0.92, 0.84)),
+    ("money, with probability 0.997",
+     lambda: _sense("we saw the bank")[:2] == ("money", 0.997)
+     and _sense("we saw the bank")[2]["bank"] == 0.81),
+    ("river (0.994)",
+     lambda: _sense("she paid cash at the bank near the river")[:2] == ("river", 0.994)
+     and _sense("she paid cash at the bank near the river")[2]["river"] == 0.84),
+    ("keeps 0.91 on itself",
+     lambda: _previous_token_head() == [0.91, 0.94, 0.9, 0.9, 0.9, 0.9]),
+    ("28,311,552",
+     lambda: widgets.attention_parameters(768, 64, 12, 12)["total"] == 28_311_552),
+]
+
+
+@pytest.mark.parametrize("quote, holds", EXPLORER_CLAIMS,
+                         ids=[q for q, _ in EXPLORER_CLAIMS])
+def test_explorer_numbers_in_the_guide_are_true(guide, quote, holds):
+    said = " ".join(guide.split())          # line breaks in the guide do not matter
+    assert quote in said, f"the guide no longer says {quote!r}: update EXPLORER_CLAIMS"
+    assert holds(), f"the explorer no longer shows what the guide says: {quote!r}"
