@@ -462,3 +462,50 @@ def test_explorer_numbers_in_the_guide_are_true(guide, quote, holds):
     said = " ".join(guide.split())          # line breaks in the guide do not matter
     assert quote in said, f"the guide no longer says {quote!r}: update EXPLORER_CLAIMS"
     assert holds(), f"the explorer no longer shows what the guide says: {quote!r}"
+
+
+# --------------------------------------------------------------------------
+# The numbers the guide quotes from notebook cells are in those notebooks
+# --------------------------------------------------------------------------
+def notebook_text(lesson: str) -> str:
+    """Markdown and stored text outputs of lesson NN's notebook, in one string."""
+    path = sorted((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))[0]
+    nb = nbformat.read(path, as_version=4)
+    parts = []
+    for cell in nb.cells:
+        parts.append(cell.source)
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+# a decimal (0.73) or a number with thousands commas (1,572,864)
+NUMBER = r"(?<![\w.])\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+"
+
+
+def unsourced_numbers(guide_text: str, lesson: str, text: str) -> list[str]:
+    """Decimal numbers in cell-based answers that the notebook does not print."""
+    body = lessons(guide_text)[lesson]
+    missing = []
+    for section in subsections(body, "Predict, then run"):
+        for item in numbered_items(section):
+            if explorer_names(item):
+                continue                      # checked against the explorers above
+            answer = item.split("**Answer:**", 1)[-1]
+            for number in re.findall(NUMBER, answer):
+                if number not in text:
+                    missing.append(number)
+    return missing
+
+
+@pytest.mark.parametrize("lesson", LESSONS[:9])
+def test_cell_numbers_in_the_guide_are_the_notebooks(guide, lesson):
+    assert unsourced_numbers(guide, lesson, notebook_text(lesson)) == []
+
+
+def test_cell_number_check_catches_a_wrong_number(guide):
+    broken = guide.replace("the cosine is 1.00 for cat/dog and\n   0.73",
+                           "the cosine is 1.00 for cat/dog and\n   0.74")
+    assert broken != guide
+    assert unsourced_numbers(broken, "01", notebook_text("01")) == ["0.74"]
