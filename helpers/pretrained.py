@@ -49,6 +49,8 @@ __all__ = [
     "erf",
     "gelu",
     "load",
+    "nearest_centroid",
+    "word_vectors",
 ]
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -184,7 +186,8 @@ class PretrainedModel:
             return np.ascontiguousarray(tensors[name], dtype=np.float32)
 
         def linear(prefix):  # torch stores (d_out, d_in): transpose once
-            return np.ascontiguousarray(get(prefix + ".weight").T), get(prefix + ".bias")
+            W = np.ascontiguousarray(get(prefix + ".weight").T)
+            return W, get(prefix + ".bias")
 
         self.word_embeddings = get("embeddings.word_embeddings.weight")
         self.position_embeddings = get("embeddings.position_embeddings.weight")
@@ -201,7 +204,8 @@ class PretrainedModel:
         self.layers = []
         for i in range(self.n_layers):
             p = f"encoder.layer.{i}."
-            parts = [linear(p + f"attention.self.{n}") for n in ("query", "key", "value")]
+            qkv = ("query", "key", "value")
+            parts = [linear(f"{p}attention.self.{n}") for n in qkv]
             self.layers.append({
                 "W_QKV": np.ascontiguousarray(np.concatenate([w for w, _ in parts], 1)),
                 "b_QKV": np.concatenate([b for _, b in parts]),
@@ -325,6 +329,44 @@ class PretrainedModel:
                 L["W_QKV"][:, cols_k].copy(), L["b_QKV"][cols_k].copy())
 
 
+# --- analysis used by lesson 10 ----------------------------------------------
+
+
+def word_vectors(model: PretrainedModel, sentences, word: str) -> np.ndarray:
+    """The vector of ``word`` in each sentence, after every layer.
+
+    Returns float32 ``(len(sentences), n_layers + 1, d_model)``: entry
+    ``[s, l]`` is ``run.hidden[l]`` at the first word piece of sentence ``s``
+    equal to ``word`` (lower case, as the tokenizer writes it). Raises
+    ``ValueError`` naming the word pieces when a sentence lacks the word.
+    """
+    word = word.lower()
+    out = []
+    for text in sentences:
+        run = model.run(text)
+        if word not in run.tokens:
+            raise ValueError(f"{word!r} is not one word piece of {text!r}; its word "
+                             f"pieces are {run.tokens}")
+        out.append(run.hidden[:, run.tokens.index(word)])
+    return np.stack(out) if out else np.zeros((0, model.n_layers + 1, model.d_model),
+                                              np.float32)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray):
+    """Cosine of each vector to each centroid, and the index of the nearest.
+
+    vectors : (..., d);  centroids : (k, d).
+    Returns ``(cosines (..., k), nearest (...,) int)``.
+    """
+    v = _unit(np.asarray(vectors, np.float64))
+    cos = v @ _unit(np.asarray(centroids, np.float64)).T
+    return cos, np.argmax(cos, axis=-1)
+
+
 # --- where the files come from -----------------------------------------------
 
 
@@ -337,7 +379,8 @@ def _sha256(path: Path) -> str:
 
 
 def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+    value = os.environ.get("HF_HUB_OFFLINE", "").strip().upper()
+    return value in {"1", "ON", "YES", "TRUE"}
 
 
 def _from_hub() -> Path:
@@ -348,8 +391,8 @@ def _from_hub() -> Path:
                  for name in (WEIGHTS_FILE, TOKENIZER_FILE)]
     except Exception as exc:  # no network, offline without a copy, hub down, ...
         how = ("HF_HUB_OFFLINE is set and there is no copy in the cache"
-               if _offline() else f"no copy in the cache and the download failed "
-               f"({type(exc).__name__})")
+               if _offline() else "no copy in the cache, and the download failed: "
+               + type(exc).__name__)
         raise ModelNotAvailable(
             f"The pretrained model {MODEL_ID} is not available ({how}): run "
             "load() once with an internet connection, or pass load() a folder "
