@@ -48,8 +48,11 @@ __all__ = [
     "Run",
     "erf",
     "gelu",
+    "head_scores",
     "load",
     "nearest_centroid",
+    "project_2d",
+    "relation_score",
     "word_vectors",
 ]
 
@@ -365,6 +368,74 @@ def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray):
     v = _unit(np.asarray(vectors, np.float64))
     cos = v @ _unit(np.asarray(centroids, np.float64)).T
     return cos, np.argmax(cos, axis=-1)
+
+
+def project_2d(vectors: np.ndarray) -> np.ndarray:
+    """Principal-component projection of ``(m, d)`` vectors to ``(m, 2)``.
+
+    The two directions along which the vectors (centred on their mean) vary
+    most; each axis is signed so that its largest coordinate is positive, so
+    the picture does not flip between machines.
+    """
+    X = np.asarray(vectors, np.float64)
+    X = X - X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(X, full_matrices=False)
+    coords = X @ Vt[:2].T
+    if coords.shape[1] < 2:
+        coords = np.pad(coords, ((0, 0), (0, 2 - coords.shape[1])))
+    flip = np.sign(coords[np.argmax(np.abs(coords), axis=0), [0, 1]])
+    return coords * np.where(flip == 0, 1, flip)
+
+
+PUNCTUATION = set(".,;:!?'\"()-")
+
+
+def head_scores(runs) -> dict:
+    """Measured scores of every head over a list of runs: ``{name: (L, h)}``.
+
+    * ``"previous token"``: mean weight a word piece gives the one just
+      before it (queries 2..n-2: neither [CLS] nor [SEP] asks);
+    * ``"next token"``: mean weight on the word piece just after it
+      (queries 1..n-3, so the next one is never [SEP]);
+    * ``"no-op"``: mean weight a word piece puts on [CLS], [SEP] and
+      punctuation together, the places a head "parks" attention when it has
+      nothing to do.
+
+    Each score is averaged over the queries, then over the runs; 1 is the
+    most a score can be.
+    """
+    totals = {"previous token": 0.0, "next token": 0.0, "no-op": 0.0}
+    for run in runs:
+        A = run.attention.astype(np.float64)
+        n = A.shape[-1]
+        i = np.arange(2, n - 1)
+        totals["previous token"] += A[..., i, i - 1].mean(-1)
+        j = np.arange(1, n - 2)
+        totals["next token"] += A[..., j, j + 1].mean(-1)
+        parks = [k for k, tok in enumerate(run.tokens)
+                 if tok in ("[CLS]", "[SEP]") or tok in PUNCTUATION]
+        words = [k for k in range(1, n - 1) if k not in parks]
+        totals["no-op"] += A[..., words, :][..., parks].sum(-1).mean(-1)
+    return {name: total / len(runs) for name, total in totals.items()}
+
+
+def relation_score(model: PretrainedModel, examples) -> np.ndarray:
+    """Mean weight from one word to another, for every head: ``(L, h)``.
+
+    ``examples`` are ``(sentence, query_word, key_word)`` triples, for
+    example ``("The keys to the cabinet are here.", "are", "keys")`` for "a
+    verb looks at its subject". The first word piece equal to each word is
+    used; a head whose score is high follows that relation.
+    """
+    total = np.zeros((model.n_layers, model.n_heads))
+    for text, query, key in examples:
+        run = model.run(text)
+        for w in (query, key):
+            if w not in run.tokens:
+                raise ValueError(f"{w!r} is not one word piece of {text!r}: "
+                                 f"{run.tokens}")
+        total += run.attention[:, :, run.tokens.index(query), run.tokens.index(key)]
+    return total / len(examples)
 
 
 # --- where the files come from -----------------------------------------------
