@@ -1158,9 +1158,10 @@ def check_real_head(fn, model, text: str = REAL_HEAD_TEXT) -> bool:
             tries = {
                 "no_bias": softmax((x @ W_Q) @ (x @ W_K).T / math.sqrt(d_k)),
                 "no_scale": softmax(Q @ K.T),
-                "transposed": expected.T,
+                "swapped": softmax((K @ Q.T) / math.sqrt(d_k)),
             }
-            if np.allclose(got, tries["transposed"], atol=1e-5):
+            if (np.allclose(got, tries["swapped"], atol=1e-5)
+                    or np.allclose(got, expected.T, atol=1e-5)):
                 raise _Fail(
                     f"For {label} your weights are transposed: rows must be queries. "
                     "Pass Q first and K second to attention (scores = Q K^T)."

@@ -284,3 +284,56 @@ def test_load_refuses_wrong_or_missing_files(tmp_path):
     (tmp_path / "tokenizer.json").write_text("{}")
     with pytest.raises(pretrained.ModelNotAvailable, match="sha256"):
         pretrained.load(tmp_path)
+
+
+# --- the exercise of lesson 10 through its checker ------------------------------
+
+NOTEBOOK = ROOT / "notebooks" / "10_a_real_transformer.ipynb"
+
+
+def _notebook_solution() -> str:
+    """The code of the notebook's "Solution" cell (the one source of it)."""
+    import json
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and "<summary>Solution" in text:
+            return text.split("```python\n", 1)[1].split("```", 1)[0]
+    raise AssertionError("no Solution cell in lesson 10")
+
+
+def test_the_notebook_solution_passes_the_checker(model, capsys):
+    from helpers import checks
+    namespace = {"attention": scaled_dot_product_attention, "np": np}
+    exec(_notebook_solution(), namespace)
+    assert checks.check_real_head(namespace["real_head_pattern"], model) is True
+    assert capsys.readouterr().out.startswith("Correct: real_head_pattern reproduces")
+
+
+def _no_bias(x, W_Q, b_Q, W_K, b_K):
+    return scaled_dot_product_attention(x @ W_Q, x @ W_K, x @ W_K)[1]
+
+
+def _transposed(x, W_Q, b_Q, W_K, b_K):
+    return scaled_dot_product_attention(x @ W_K + b_K, x @ W_Q + b_Q, x)[1]
+
+
+def _unscaled(x, W_Q, b_Q, W_K, b_K):
+    Q, K = x @ W_Q + b_Q, x @ W_K + b_K
+    return scaled_dot_product_attention(Q, K, K, scale=1.0)[1]
+
+
+def _stub(x, W_Q, b_Q, W_K, b_K):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("fn, words", [
+    (_no_bias, "the biases are missing"),
+    (_transposed, "transposed: rows must be queries"),
+    (_unscaled, "not divided by sqrt(d_k)"),
+    (_stub, "Not done yet"),
+])
+def test_the_checker_names_the_mistake(model, capsys, fn, words):
+    from helpers import checks
+    assert checks.check_real_head(fn, model) is False
+    assert words in capsys.readouterr().out
