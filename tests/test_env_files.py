@@ -25,7 +25,8 @@ CONDA_TO_PIP = {"matplotlib-base": "matplotlib"}
 CONDA_INFRA = {"python", "pip"}
 # What Google Colab ships (late 2025); installing our ranges must keep them.
 COLAB = {"numpy": "2.0.2", "matplotlib": "3.10.0", "ipywidgets": "7.7.1",
-         # lesson 10's packages, as Colab's transformers stack brings them
+         # lesson 10's packages (preinstalled with Colab's transformers; versions
+         # of late 2025 as far as known)
          "safetensors": "0.6.2", "tokenizers": "0.22.1", "huggingface_hub": "0.36.0"}
 
 
