@@ -116,9 +116,9 @@ test-model: $(TEST_MODEL)
 $(TEST_MODEL): | $(VPY)
 	$(VPY) tools/fetch_test_model.py $(TEST_MODEL_CACHE)
 
-test notebooks: $(TEST_MODEL)
-test notebooks: export HF_HUB_OFFLINE := 1
-test notebooks: export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
+test notebooks test-browser: $(TEST_MODEL)
+test notebooks test-browser: export HF_HUB_OFFLINE := 1
+test notebooks test-browser: export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 
 # Extra targets kept beside the tests they run:
 #   make test-browser, make test-browser-selfcheck  (tests/browser/browser.mk)
