@@ -104,7 +104,7 @@ def gelu(x) -> np.ndarray:
 
     The erf is the Abramowitz & Stegun approximation 7.1.26 (see :func:`erf`),
     so the result is within ``1e-7 * |x|`` of the exact GELU. Written with
-    in-place operations on one scratch array: the MLP applies it to
+    in-place operations on a few scratch arrays: the MLP applies it to
     ``(n_tokens, 1536)`` values in every layer.
     """
     x = np.asarray(x)
