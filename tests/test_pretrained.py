@@ -288,28 +288,6 @@ def test_load_refuses_wrong_or_missing_files(tmp_path):
 
 # --- the exercise of lesson 10 through its checker ------------------------------
 
-NOTEBOOK = ROOT / "notebooks" / "10_a_real_transformer.ipynb"
-
-
-def _notebook_solution() -> str:
-    """The code of the notebook's "Solution" cell (the one source of it)."""
-    import json
-    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-    for cell in cells:
-        text = "".join(cell["source"])
-        if cell["cell_type"] == "markdown" and "<summary>Solution" in text:
-            return text.split("```python\n", 1)[1].split("```", 1)[0]
-    raise AssertionError("no Solution cell in lesson 10")
-
-
-def test_the_notebook_solution_passes_the_checker(model, capsys):
-    from helpers import checks
-    namespace = {"attention": scaled_dot_product_attention, "np": np}
-    exec(_notebook_solution(), namespace)
-    assert checks.check_real_head(namespace["real_head_pattern"], model) is True
-    assert capsys.readouterr().out.startswith("Correct: real_head_pattern reproduces")
-
-
 def _no_bias(x, W_Q, b_Q, W_K, b_K):
     return scaled_dot_product_attention(x @ W_Q, x @ W_K, x @ W_K)[1]
 

@@ -186,7 +186,10 @@ def test_shipped_weights_give_the_stated_figures():
     assert result["topic_attention"] >= 0.90
 
 
-def test_retraining_reproduces_the_shipped_weights_exactly(tmp_path):
+def test_retraining_reproduces_the_shipped_weights(tmp_path):
+    """Same figures everywhere: the last bits of a matrix product depend on the
+    CPU's BLAS kernel, so the shipped weights are matched to 1e-12, not bit for
+    bit. A real change to the model or its training moves weights by far more."""
     out = tmp_path / "w.npz"
     params, history, _ = tm.train_sense_model()
     tm.save_params(params, out)
@@ -194,8 +197,27 @@ def test_retraining_reproduces_the_shipped_weights_exactly(tmp_path):
     again = tm.load_params(out)
     assert again["meta"] == shipped["meta"]
     for name in tm.array_names(shipped):
-        np.testing.assert_array_equal(again[name], shipped[name], err_msg=name)
-    assert out.read_bytes() == tm.DEFAULT_WEIGHTS.read_bytes()
+        np.testing.assert_allclose(again[name], shipped[name], rtol=0, atol=1e-12,
+                                   err_msg=name)
+
+
+def test_retraining_twice_on_one_machine_gives_the_same_bytes(tmp_path):
+    """Same bytes on the same machine: nothing in training is left to chance."""
+    paths = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    for path in paths:
+        params, _, _ = tm.train_sense_model()
+        tm.save_params(params, path)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_a_real_change_is_caught_by_the_tolerance():
+    """The 1e-12 tolerance is not a blank cheque: one step less training fails it."""
+    steps = tm.SENSE_SETTINGS["steps"] - 1
+    params, _, _ = tm.train_sense_model({"steps": steps})
+    shipped = tm.load_trained()
+    worst = max(float(np.max(np.abs(params[k] - shipped[k])))
+                for k in tm.array_names(shipped))
+    assert worst > 1e-6
 
 
 def test_predict_sense_reads_the_topic_word():
@@ -247,51 +269,3 @@ def test_next_model_learns_agreement():
     params, history, held_out = tm.train_next_model()
     assert history[-1] < history[0]
     assert tm.evaluate_next(params, held_out)["agreement"] >= 0.9
-
-
-class _FakeHandle:
-    """Stands in for IPython's DisplayHandle: records every update."""
-
-    def __init__(self):
-        self.updates = []
-
-    def update(self, obj, raw=False):
-        self.updates.append((obj, raw))
-
-
-def test_training_monitor_shows_text_and_a_picture_not_a_widget_repr():
-    import base64
-
-    monitor = tm.TrainingMonitor(steps=300, title="loss")
-    assert repr(monitor) == "<TrainingMonitor: 300 steps>"
-    bundle = monitor._repr_mimebundle_()
-    assert bundle["text/plain"] == "<TrainingMonitor: 300 steps>"
-    assert "VBox" not in bundle["text/plain"]
-    png = base64.b64decode(bundle["image/png"])
-    assert png.startswith(b"\x89PNG") and b"Software" not in png
-    view = bundle["application/vnd.jupyter.widget-view+json"]
-    assert view["model_id"] == monitor.widget.model_id
-    monitor.widget.close()
-
-
-def test_training_monitor_records_the_finished_curve_only_at_the_end():
-    monitor = tm.TrainingMonitor(steps=4)
-    handle = _FakeHandle()
-    monitor._handles.append(handle)
-    blank = monitor._repr_mimebundle_()["image/png"]
-    for step, loss in ((2, 1.0), (3, 0.5)):
-        monitor.update(step, loss)
-    assert handle.updates == []                      # not finished yet
-    monitor.update(4, 0.25)
-    assert monitor.bar.value == 4 and monitor.label.value == "loss 0.250"
-    assert len(handle.updates) == 1
-    final, raw = handle.updates[0]
-    assert raw and final["text/plain"] == "<TrainingMonitor: 4 steps>"
-    assert final["image/png"] != blank
-    # the same curve gives the same bytes (stored notebooks stay identical)
-    again = tm.TrainingMonitor(steps=4)
-    for step, loss in ((2, 1.0), (3, 0.5), (4, 0.25)):
-        again.update(step, loss)
-    assert again._repr_mimebundle_()["image/png"] == final["image/png"]
-    monitor.widget.close()
-    again.widget.close()
