@@ -39,6 +39,7 @@ from matplotlib.ticker import (
 __all__ = [
     "AttentionFigure",
     "bar_view",
+    "block_diagram",
     "head_grid",
     "number_text",
     "short_label",
@@ -46,6 +47,7 @@ __all__ = [
     "line_view",
     "loglog_cost",
     "mask_view",
+    "sense_by_layer",
     "vector_view",
 ]
 
@@ -757,4 +759,118 @@ def loglog_cost(
         ax.legend(fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(title)
+    return fig
+
+
+# ------------------------------------------------ lesson 10: senses by layer ---
+
+
+def sense_by_layer(
+    cos_gap,
+    coords,
+    senses,
+    *,
+    sense_names=("sense 0", "sense 1"),
+    word="bank",
+    layers_shown=None,
+    title=None,
+    figsize=None,
+) -> AttentionFigure:
+    """How one word's vectors separate by sense, layer by layer.
+
+    cos_gap : (m, L + 1), for each of ``m`` sentences and each layer the
+        cosine to sense 0's centroid minus the cosine to sense 1's.
+    coords : (L + 1, m, 2), a 2-D projection of the ``m`` vectors per layer.
+    senses : (m,) int in {0, 1}, each sentence's sense (colour).
+
+    Left: one line per sentence over the layers (above 0 = nearer sense 0).
+    Right: the 2-D projection at the layers in ``layers_shown`` (by default
+    0, 1 and the last), one panel each, points coloured by sense.
+    """
+    gap = np.asarray(cos_gap, dtype=float)
+    coords = np.asarray(coords, dtype=float)
+    senses = np.asarray(senses, dtype=int)
+    m, n_layers = gap.shape if gap.ndim == 2 else (0, 0)
+    if gap.ndim != 2 or coords.shape != (n_layers, m, 2) or senses.shape != (m,):
+        raise ValueError(
+            f"cos_gap (m, L+1), coords (L+1, m, 2) and senses (m,) must agree; got "
+            f"{gap.shape}, {coords.shape}, {senses.shape}"
+        )
+    if layers_shown is None:
+        layers_shown = sorted({0, min(1, n_layers - 1), n_layers - 1})
+    colours = [colormaps["viridis"](0.15), colormaps["viridis"](0.8)]
+    markers = ["o", "s"]
+    fig = _new_figure(figsize or (4.4 + 3.0 * len(layers_shown), 3.8))
+    grid = fig.add_gridspec(1, 1 + len(layers_shown),
+                            width_ratios=[1.5] + [1] * len(layers_shown))
+    ax = fig.add_subplot(grid[0, 0])
+    for k in range(m):
+        ax.plot(range(n_layers), gap[k], marker=markers[senses[k]], ms=4,
+                color=colours[senses[k]], alpha=0.8)
+    ax.axhline(0, color="0.5", lw=0.8, ls="--")
+    ax.set_xticks(range(n_layers))
+    ax.set_xlabel("layer (0 = embeddings)")
+    ax.set_ylabel(f"cos to {sense_names[0]} − cos to {sense_names[1]}")
+    ax.set_title(f'"{word}": nearer which sense?')
+    for j, layer in enumerate(layers_shown):
+        axp = fig.add_subplot(grid[0, 1 + j])
+        for s in (0, 1):
+            pts = coords[layer][senses == s]
+            axp.scatter(pts[:, 0], pts[:, 1], color=colours[s], marker=markers[s],
+                        s=28, label=sense_names[s])
+        axp.set_title(f"layer {layer}")
+        axp.set_xlabel("direction 1")
+        if j == 0:
+            axp.set_ylabel("direction 2")
+        axp.set_xticks([])
+        axp.set_yticks([])
+    handles = [Patch(color=colours[s], label=sense_names[s]) for s in (0, 1)]
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
+    fig.suptitle(title or f'The vector of "{word}" in {m} sentences, layer by layer')
+    return fig
+
+
+def block_diagram(title="One encoder block (all-MiniLM-L6-v2 has 6)",
+                  figsize=(11.0, 3.6)) -> AttentionFigure:
+    """A picture of one block of a BERT-style encoder: attention, residual
+    additions, LayerNorm and the MLP, in the order the data flows."""
+    fig = _new_figure(figsize)
+    ax = fig.add_subplot()
+    ax.set_xlim(0, 11)
+    ax.set_ylim(0, 3.4)
+    ax.axis("off")
+    boxes = [
+        (0.1, "x\n(n, 384)", "0.9"),
+        (1.45, "attention\n12 heads\n(lessons 03–07)", colormaps["viridis"](0.75)),
+        (3.25, "+", "white"),
+        (4.2, "LayerNorm", "0.85"),
+        (5.75, "MLP\n384 → 1536\nGELU → 384", colormaps["viridis"](0.45)),
+        (7.55, "+", "white"),
+        (8.5, "LayerNorm", "0.85"),
+        (10.0, "x'\n(n, 384)", "0.9"),
+    ]
+    width = {"+": 0.5}
+    for x, label, colour in boxes:
+        w = width.get(label, 1.3 if "LayerNorm" not in label else 1.2)
+        if label.startswith("x"):
+            w = 0.9
+        ax.add_patch(Rectangle((x, 1.2), w, 1.0, facecolor=colour,
+                               edgecolor="0.2", lw=1.2))
+        ax.text(x + w / 2, 1.7, label, ha="center", va="center", fontsize=9,
+                color="white" if colour == colormaps["viridis"](0.45) else "black")
+    arrow = dict(arrowstyle="->", color="0.2", lw=1.2)
+    for x0, x1 in [(1.0, 1.45), (2.75, 3.25), (3.75, 4.2), (5.4, 5.75),
+                   (7.05, 7.55), (8.05, 8.5), (9.7, 10.0)]:
+        ax.annotate("", xy=(x1, 1.7), xytext=(x0, 1.7), arrowprops=arrow)
+    # the residual stream: x skips past attention and past the MLP
+    for x0, x1 in [(0.55, 3.5), (5.2, 7.8)]:
+        ax.annotate("", xy=(x1, 2.2), xytext=(x0, 2.2),
+                    arrowprops=dict(arrowstyle="->", color=colormaps["viridis"](0.1),
+                                    lw=1.5, connectionstyle="bar,fraction=-0.35"))
+    ax.text(2.0, 3.15, "residual: x + attention(x)", ha="center", fontsize=9)
+    ax.text(6.5, 3.15, "residual: x + MLP(x)", ha="center", fontsize=9)
+    ax.text(5.5, 0.55, "attention mixes information between tokens; the MLP works on "
+            "each token on its own; LayerNorm rescales each token's vector",
+            ha="center", fontsize=9, style="italic", color="0.25")
+    ax.set_title(title)
     return fig
