@@ -814,7 +814,7 @@ def pipeline_diagram(
     those boxes are filled and outlined in bold. Sizes left as ``None`` are
     written as symbols only.
     """
-    from matplotlib.patches import FancyBboxPatch
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     keys = [key for key, *_ in PIPELINE_STEPS]
     if highlight is None:
@@ -855,15 +855,17 @@ def pipeline_diagram(
                 fontweight="bold" if lit else "normal")
         ax.text(x, y - 0.2, shapes[key], ha="center", va="center", fontsize=9,
                 color="black")
-    arrow = dict(arrowstyle="-|>", color="0.3", linewidth=1.2, shrinkA=0, shrinkB=0)
+    def arrow(start, end):
+        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=11,
+                                     color="0.3", linewidth=1.2, shrinkA=0, shrinkB=0))
+
     for start, end in _PIPELINE_ARROWS:
         (x0, y0), (x1, y1) = centres[start], centres[end]
-        ax.annotate("", xy=(x1 - _BOX_W / 2, y1), xytext=(x0 + _BOX_W / 2, y0),
-                    arrowprops=arrow)
+        arrow((x0 + _BOX_W / 2, y0), (x1 - _BOX_W / 2, y1))
     (x0, y0), (x1, y1) = centres["E"], centres["E'"]
     top = 1.85
     ax.plot([x0, x0, x1], [y0 + _BOX_H / 2, top, top], color="0.3", linewidth=1.2)
-    ax.annotate("", xy=(x1, y1 + _BOX_H / 2), xytext=(x1, top), arrowprops=arrow)
+    arrow((x1, top), (x1, y1 + _BOX_H / 2))
     ax.text(centres["AV"][0], top - 0.08,
             "residual: E itself is carried to E' and added",
             ha="center", va="top", fontsize=9, color="0.25")
