@@ -14,8 +14,9 @@ Save with ``fig.savefig("name.png")`` or ``fig.savefig("name.svg")``.
 
 Conventions: rows are queries, columns are keys (``convention="video"`` in
 :func:`heatmap` draws the transpose, as in the video-style lesson). Colour
-maps are perceptually uniform (viridis by default; cividis for signed
-embedding values) and stay readable when printed in greyscale.
+maps: viridis for weights and other non-negative values (perceptually
+uniform, readable in greyscale); a diverging map centred on 0 ("RdBu_r",
+symmetric limits) for signed values.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ __all__ = [
     "AttentionFigure",
     "bar_view",
     "head_grid",
+    "number_text",
+    "short_label",
     "heatmap",
     "line_view",
     "loglog_cost",
@@ -115,10 +118,18 @@ def _labels(labels, n: int, what: str, shape) -> list[str]:
     return labels
 
 
-def _short(label: str) -> str:
-    return (
-        label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1] + "…"
-    )
+def short_label(label: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """``label`` cut to ``limit`` characters, the last one an ellipsis."""
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def number_text(value, fmt: str = "{:.2f}") -> str:
+    """``fmt.format(value)``, but never "-0.00": a minus sign with no other
+    digit than 0 (a tiny negative such as -1e-17) is dropped."""
+    text = fmt.format(value)
+    if text.startswith("-") and not any(c in "123456789" for c in text):
+        return text[1:]
+    return text
 
 
 def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> None:
@@ -131,7 +142,7 @@ def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> 
     named = [i for i, label in enumerate(labels) if label]
     step = max(1, int(np.ceil(len(named) / MAX_TICK_LABELS)))
     positions = named[::step]
-    texts = [_short(labels[i]) for i in positions] if show else [""] * len(positions)
+    texts = [short_label(labels[i]) if show else "" for i in positions]
     count = len(positions)
     longest = max((len(t) for t in texts), default=0)
     if axis == "x":
@@ -181,10 +192,7 @@ def _annotate_cells(ax, data: np.ndarray, image) -> None:
         if not np.isfinite(value):
             text, colour = ("-∞" if value < 0 else "∞" if value > 0 else "NaN"), "black"
         else:
-            # round first and add +0.0 so that tiny negatives such as -1e-17
-            # are written "0.00", never "-0.00" (IEEE: -0.0 + 0.0 == +0.0)
-            shown = round(float(value), 2) + 0.0
-            text = f"{float(value) + 0.0:.3g}" if big else f"{shown:.2f}"
+            text = number_text(float(value), "{:.3g}" if big else "{:.2f}")
             colour = _text_colour(image.cmap(image.norm(value)))
         ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=colour)
 
@@ -476,7 +484,7 @@ def vector_view(
     *,
     labels=None,
     title="Embedding over named features",
-    cmap="cividis",
+    cmap=None,
     colorbar_label="value",
     figsize=None,
 ) -> AttentionFigure:
@@ -486,6 +494,8 @@ def vector_view(
     vectors ``(n, d)`` as a strip, one row per vector (``labels``), one
     column per feature. Colours use one scale centred on 0 when there are
     negative values, so the same colour means the same number everywhere.
+    ``cmap=None`` picks viridis for non-negative values (as for attention
+    weights) and the diverging "RdBu_r" (white at 0) for signed values.
     """
     V = np.asarray(vectors, dtype=float)
     if V.ndim not in (1, 2):
@@ -495,10 +505,10 @@ def vector_view(
     finite = V[np.isfinite(V)]
     top = float(np.max(np.abs(finite))) if finite.size else 1.0
     top = top or 1.0
-    if finite.size and finite.min() < 0:
-        norm = Normalize(-top, top)
-    else:
-        norm = Normalize(0.0, top)
+    signed = bool(finite.size and finite.min() < 0)
+    norm = Normalize(-top, top) if signed else Normalize(0.0, top)
+    if cmap is None:
+        cmap = "RdBu_r" if signed else "viridis"
     if V.ndim == 1:
         fig = _new_figure(figsize or (min(14.0, 2.5 + 0.3 * max(d, 4)), 3.6))
         ax = fig.add_subplot()

@@ -19,6 +19,7 @@ from helpers.attention import causal_mask, softmax
 
 TOKENS = ["a", "fluffy", "blue", "creature"]
 UNIFORM_MAPS = {"viridis", "cividis", "magma", "inferno", "plasma", "viridis_r"}
+DIVERGING_MAPS = {"RdBu_r"}  # signed values only, with limits symmetric about 0
 
 
 @pytest.fixture
@@ -105,7 +106,11 @@ def test_every_figure_has_titles_and_colour_bars(A):
         assert len(bars) == 1, name
         assert bars[0].get_ylabel(), name
         for im in images(fig):
-            assert im.get_cmap().name.split("_with")[0] in UNIFORM_MAPS, name
+            cmap = im.get_cmap().name.split("_with")[0]
+            if cmap in DIVERGING_MAPS:
+                assert im.norm.vmin == -im.norm.vmax < 0, name
+            else:
+                assert cmap in UNIFORM_MAPS, name
 
 
 def test_figures_show_as_png_not_figure_size_text(A):
@@ -325,6 +330,10 @@ def test_vector_view_strip_over_named_features():
     assert tick_texts(ax.get_yticklabels()) == ["E", "dE"]
     norm = images(fig)[0].norm
     assert norm.vmin == -norm.vmax  # signed values: 0 sits mid-scale
+    assert images(fig)[0].get_cmap().name.startswith("RdBu_r")  # diverging
+    weights = plots.vector_view(np.abs(V), names, labels=["E", "dE"])
+    assert images(weights)[0].get_cmap().name.startswith("viridis")
+    assert images(weights)[0].norm.vmin == 0
     with pytest.raises(ValueError, match=r"2 feature names.*\(2, 3\)"):
         plots.vector_view(V, names[:2])
 
