@@ -14,8 +14,9 @@ Save with ``fig.savefig("name.png")`` or ``fig.savefig("name.svg")``.
 
 Conventions: rows are queries, columns are keys (``convention="video"`` in
 :func:`heatmap` draws the transpose, as in the video-style lesson). Colour
-maps are perceptually uniform (viridis by default; cividis for signed
-embedding values) and stay readable when printed in greyscale.
+maps: viridis for weights and other non-negative values (perceptually
+uniform, readable in greyscale); a diverging map centred on 0 ("RdBu_r",
+symmetric limits) for signed values.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ __all__ = [
     "loglog_cost",
     "mask_view",
     "sense_by_layer",
+    "pipeline_diagram",
+    "pipeline_shapes",
     "vector_view",
 ]
 
@@ -483,7 +486,7 @@ def vector_view(
     *,
     labels=None,
     title="Embedding over named features",
-    cmap="cividis",
+    cmap=None,
     colorbar_label="value",
     figsize=None,
 ) -> AttentionFigure:
@@ -493,6 +496,8 @@ def vector_view(
     vectors ``(n, d)`` as a strip, one row per vector (``labels``), one
     column per feature. Colours use one scale centred on 0 when there are
     negative values, so the same colour means the same number everywhere.
+    ``cmap=None`` picks viridis for non-negative values (as for attention
+    weights) and the diverging "RdBu_r" (white at 0) for signed values.
     """
     V = np.asarray(vectors, dtype=float)
     if V.ndim not in (1, 2):
@@ -502,10 +507,10 @@ def vector_view(
     finite = V[np.isfinite(V)]
     top = float(np.max(np.abs(finite))) if finite.size else 1.0
     top = top or 1.0
-    if finite.size and finite.min() < 0:
-        norm = Normalize(-top, top)
-    else:
-        norm = Normalize(0.0, top)
+    signed = bool(finite.size and finite.min() < 0)
+    norm = Normalize(-top, top) if signed else Normalize(0.0, top)
+    if cmap is None:
+        cmap = "RdBu_r" if signed else "viridis"
     if V.ndim == 1:
         fig = _new_figure(figsize or (min(14.0, 2.5 + 0.3 * max(d, 4)), 3.6))
         ax = fig.add_subplot()
@@ -873,4 +878,120 @@ def block_diagram(title="One encoder block (all-MiniLM-L6-v2 has 6)",
             "each token on its own; LayerNorm rescales each token's vector",
             ha="center", fontsize=9, style="italic", color="0.25")
     ax.set_title(title)
+
+
+# ---------------------------------------------------------- pipeline view ---
+
+# (key, formula, symbolic shape, (x, y) centre) of every step of one head.
+PIPELINE_STEPS = (
+    ("E", "E  (embeddings)", ("n", "d_model"), (0.0, 0.0)),
+    ("Q", "Q = E W_Q", ("n", "d_k"), (2.4, 1.15)),
+    ("K", "K = E W_K", ("n", "d_k"), (2.4, 0.0)),
+    ("V", "V = E W_V", ("n", "d_v"), (2.4, -1.15)),
+    ("S", "S = Q Kᵀ / √d_k", ("n", "n"), (4.8, 0.575)),
+    ("A", "A = softmax(S)", ("n", "n"), (7.2, 0.575)),
+    ("AV", "A V", ("n", "d_v"), (9.6, -0.3)),
+    ("dE", "dE = A V W_up", ("n", "d_model"), (12.0, -0.3)),
+    ("E'", "E' = E + dE", ("n", "d_model"), (14.4, 0.0)),
+)
+_PIPELINE_ARROWS = (
+    ("E", "Q"), ("E", "K"), ("E", "V"), ("Q", "S"), ("K", "S"),
+    ("S", "A"), ("A", "AV"), ("V", "AV"), ("AV", "dE"), ("dE", "E'"),
+)
+_BOX_W, _BOX_H = 2.0, 0.85
+_PLAIN_FACE, _PLAIN_EDGE = "#f2f2f2", "0.45"
+_HIGHLIGHT_FACE = colormaps["viridis"](0.85)
+
+
+def pipeline_shapes(n=None, d_model=None, d_k=None, d_v=None) -> dict[str, str]:
+    """The shape text of every pipeline step, e.g. ``{"S": "n × n = 8 × 8"}``.
+
+    Sizes left as ``None`` stay symbolic (``"n × d_k"``); given ones are
+    written after the symbols.
+    """
+    sizes = {"n": n, "d_model": d_model, "d_k": d_k, "d_v": d_v}
+    shapes = {}
+    for key, _, (rows, cols), _ in PIPELINE_STEPS:
+        text = f"{rows} × {cols}"
+        if sizes[rows] is not None and sizes[cols] is not None:
+            text += f" = {int(sizes[rows])} × {int(sizes[cols])}"
+        shapes[key] = text
+    return shapes
+
+
+def pipeline_diagram(
+    highlight=None,
+    n=None,
+    d_model=None,
+    d_k=None,
+    d_v=None,
+    *,
+    title="One attention head, step by step (shapes are rows × columns)",
+    figsize=None,
+) -> AttentionFigure:
+    """The whole pipeline of one head as boxes and arrows, each box with its shape.
+
+    E (n × d_model) → Q, K (n × d_k), V (n × d_v) → S = Q Kᵀ/√d_k (n × n)
+    → A = softmax(S) (n × n) → A V (n × d_v) → dE = A V W_up (n × d_model)
+    → E' = E + dE (n × d_model), plus the residual arrow from E to E'.
+    ``highlight`` names the step(s) of the current lesson, from the keys of
+    :data:`PIPELINE_STEPS` ("E", "Q", "K", "V", "S", "A", "AV", "dE", "E'"):
+    those boxes are filled and outlined in bold. Sizes left as ``None`` are
+    written as symbols only.
+    """
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+    keys = [key for key, *_ in PIPELINE_STEPS]
+    if highlight is None:
+        marked = set()
+    elif isinstance(highlight, str):
+        marked = {highlight}
+    else:
+        marked = {str(h) for h in highlight}
+    unknown = sorted(marked - set(keys))
+    if unknown:
+        raise ValueError(
+            f"unknown pipeline step(s) {unknown}; choose from {', '.join(keys)}"
+        )
+    shapes = pipeline_shapes(n, d_model, d_k, d_v)
+    centres = {key: xy for key, _, _, xy in PIPELINE_STEPS}
+    fig = _new_figure(figsize or (13.0, 3.9))
+    ax = fig.add_subplot()
+    ax.set_title(title)
+    ax.set_xlim(-1.15, 15.55)
+    ax.set_ylim(-1.75, 2.15)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    for key, formula, _, (x, y) in PIPELINE_STEPS:
+        lit = key in marked
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - _BOX_W / 2, y - _BOX_H / 2),
+                _BOX_W,
+                _BOX_H,
+                boxstyle="round,pad=0.02,rounding_size=0.08",
+                facecolor=_HIGHLIGHT_FACE if lit else _PLAIN_FACE,
+                edgecolor="black" if lit else _PLAIN_EDGE,
+                linewidth=2.6 if lit else 1.0,
+                gid=f"pipeline-{key}",
+            )
+        )
+        ax.text(x, y + 0.14, formula, ha="center", va="center", fontsize=10,
+                fontweight="bold" if lit else "normal")
+        ax.text(x, y - 0.2, shapes[key], ha="center", va="center", fontsize=9,
+                color="black")
+    def arrow(start, end):
+        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=11,
+                                     color="0.3", linewidth=1.2, shrinkA=0, shrinkB=0))
+
+    for start, end in _PIPELINE_ARROWS:
+        (x0, y0), (x1, y1) = centres[start], centres[end]
+        arrow((x0 + _BOX_W / 2, y0), (x1 - _BOX_W / 2, y1))
+    (x0, y0), (x1, y1) = centres["E"], centres["E'"]
+    top = 1.85
+    ax.plot([x0, x0, x1], [y0 + _BOX_H / 2, top, top], color="0.3", linewidth=1.2)
+    arrow((x1, top), (x1, y1 + _BOX_H / 2))
+    ax.text(centres["AV"][0], top - 0.08,
+            "residual: E itself is carried to E' and added",
+            ha="center", va="top", fontsize=9, color="0.25")
     return fig
