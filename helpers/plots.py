@@ -640,13 +640,15 @@ def bar_view(
     highlight=None,
     cmap="viridis",
     colorbar_label=None,
+    colorbar=True,
     figsize=None,
 ) -> AttentionFigure:
     """Labelled bars, for one query's scores or weights (or any 1-D values).
 
     Bars are coloured by their value (with a colour bar), so a bar chart of
-    weights reads the same way as a heatmap row. ``highlight`` (an index or
-    label) outlines one bar.
+    weights reads the same way as a heatmap row. ``colorbar=False`` leaves
+    the colour bar out when the height already says everything (the bars
+    keep their colours). ``highlight`` (an index or label) outlines one bar.
     """
     v = np.asarray(values, dtype=float)
     if v.ndim != 1:
@@ -683,11 +685,12 @@ def bar_view(
         ax.axhline(0, color="0.3", linewidth=0.8)
         ax.set_xlim(-0.6, v.size - 0.4)
         _token_ticks(ax, "x", names)
-    fig.colorbar(
-        _scalar_mappable(norm, cmap),
-        ax=ax,
-        label=ylabel if colorbar_label is None else colorbar_label,
-    )
+    if colorbar:
+        fig.colorbar(
+            _scalar_mappable(norm, cmap),
+            ax=ax,
+            label=ylabel if colorbar_label is None else colorbar_label,
+        )
     return fig
 
 

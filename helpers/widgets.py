@@ -1502,7 +1502,8 @@ class _UpdateExplorer(_Explorer):
                               cbar_rect=[0.61, 0.25, 0.013, 0.62],
                               clabel="weight x value", rows=MAX_TOKENS + 1,
                               cols=n_cols, title_size=10, extra_rows=1,
-                              col_size=FEATURE_LABEL_SIZE)
+                              col_size=FEATURE_LABEL_SIZE,
+                              cmap="RdBu_r")  # signed: diverging, centred on 0
         layer.sense = _Bars(layer, [0.8, 0.25, 0.18, 0.62], series=2,
                             rows=5, xlabel="cosine similarity", room=0.8 - 0.7,
                             legend=["before (E)", "after (E')"])
@@ -1569,7 +1570,7 @@ class _UpdateExplorer(_Explorer):
                 for lab, w in zip(s.labels, s.weights)] + rows[-1:]
         colours = ["black"] * len(s.labels) + [_BAR_HIGHLIGHT]
         k1 = layer.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
-                               title=f"Values flowing into '{label}' (weight x V)",
+                               title=f"Values flowing into '{label}' (weight x V W_up)",
                                xlabel=f"feature written by the {s.head_name} head",
                                ylabel="key token (attention weight)",
                                row_colours=colours)
