@@ -317,3 +317,20 @@ def test_training_monitor_records_the_finished_curve_only_at_the_end():
     assert again._repr_mimebundle_()["image/png"] == final["image/png"]
     monitor.widget.close()
     again.widget.close()
+
+
+def test_training_monitor_records_every_step_but_redraws_rarely():
+    monitor = tm.TrainingMonitor(steps=6, ylabel="cross-entropy + penalty",
+                                 redraw_every=3)
+    blank = monitor.image.value
+    monitor.update(1, 2.0)
+    monitor.update(2, 1.0)
+    assert monitor.image.value == blank              # no redraw yet
+    monitor.update(3, 0.5)
+    after_three = monitor.image.value
+    assert after_three != blank
+    for step in (4, 5, 6):
+        monitor.update(step, 0.1)
+    assert monitor.steps == [1, 2, 3, 4, 5, 6]       # every point kept
+    assert monitor.image.value != after_three       # last step redrawn
+    monitor.widget.close()
