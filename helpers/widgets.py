@@ -1674,7 +1674,7 @@ class _MaskExplorer(_Explorer):
             2: "Step 2: masked scores (grey = -inf, a later token)"
             if s.masked_on else "Step 2: masked scores (mask is off: nothing hidden)",
             3: "Step 3: softmax of each row (masked weights are exactly 0)",
-            4: "Step 4: output dE = A V (one row per token)",
+            4: "Step 4: output dE = A V W_up (one row per token)",
         }[s.step]
         clabel = ("score" if s.step < 3 else
                                   "attention weight" if s.step == 3 else "value")
@@ -1690,7 +1690,7 @@ def mask_explorer(sentence=None, masked=True, step=3):
 
     ``.mask`` switches the causal mask on/off; ``.step`` (1-4) shows the
     scores, the masked scores (``-inf`` drawn grey), the softmax weights and
-    the output ``dE = A V`` of the adjective head. ``.weights`` is always the
+    the output ``dE = A V W_up`` of the adjective head. ``.weights`` is always the
     (n, n) pattern after the mask; ``.shown`` is the drawn array.
     """
     return _MaskExplorer(_sentence("creature") if sentence is None else sentence,
