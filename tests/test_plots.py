@@ -69,6 +69,7 @@ def all_figures(A):
         "mask_view": plots.mask_view(A * mask, mask, TOKENS, title="T"),
         "bar_view": plots.bar_view(A[0], TOKENS, title="T"),
         "loglog_cost": plots.loglog_cost([8, 16, 32], [1e-4, 4e-4, 1.6e-3], [1, 4, 16]),
+        "pipeline": plots.pipeline_diagram(highlight="S", n=4, d_model=8, d_k=2, d_v=3),
     }
 
 
@@ -98,8 +99,8 @@ def test_every_figure_has_titles_and_colour_bars(A):
     for name, fig in all_figures(A).items():
         title = plots._figure_title(fig)
         assert title, name
-        if name == "loglog_cost":
-            continue  # two measured lines, no colour scale to explain
+        if name in ("loglog_cost", "pipeline"):
+            continue  # lines or boxes, no colour scale to explain
         bars = colorbar_axes(fig)
         assert len(bars) == 1, name
         assert bars[0].get_ylabel(), name
@@ -486,3 +487,55 @@ def test_loglog_cost_thins_many_sizes():
     ticks = ax.get_xticks()
     assert 0 < len(ticks) <= 8 and set(ticks) <= set(sizes.astype(float))
     assert ticks[0] == 16
+
+
+# ---------------------------------------------------------- pipeline view ---
+
+
+def _box_looks(fig) -> dict[str, tuple]:
+    from matplotlib.patches import FancyBboxPatch
+
+    return {
+        p.get_gid()[len("pipeline-"):]: (tuple(p.get_facecolor()), p.get_linewidth())
+        for p in fig.findobj(FancyBboxPatch)
+        if (p.get_gid() or "").startswith("pipeline-")
+    }
+
+
+def test_pipeline_diagram_has_every_step_with_its_shape():
+    fig = plots.pipeline_diagram(n=8, d_model=44, d_k=3, d_v=23)
+    assert repr(fig).startswith("<figure: ") and plots._figure_title(fig)
+    shown = texts(fig)
+    expected = {
+        "E": "n × d_model = 8 × 44", "Q": "n × d_k = 8 × 3", "K": "n × d_k = 8 × 3",
+        "V": "n × d_v = 8 × 23", "S": "n × n = 8 × 8", "A": "n × n = 8 × 8",
+        "AV": "n × d_v = 8 × 23", "dE": "n × d_model = 8 × 44",
+        "E'": "n × d_model = 8 × 44",
+    }
+    assert plots.pipeline_shapes(8, 44, 3, 23) == expected
+    for text in set(expected.values()):
+        assert text in shown, text
+    for formula in ("Q = E W_Q", "V = E W_V", "A = softmax(S)", "dE = A V W_up",
+                    "E' = E + dE"):
+        assert formula in shown, formula
+    assert set(_box_looks(fig)) == set(expected)
+    # sizes left out stay symbolic
+    assert "n × d_v" in texts(plots.pipeline_diagram())
+    assert "n × d_v = 8 × 23" not in texts(plots.pipeline_diagram())
+
+
+def test_pipeline_diagram_highlight_changes_exactly_the_named_boxes():
+    plain = _box_looks(plots.pipeline_diagram())
+    assert len(set(plain.values())) == 1  # no highlight: all boxes look alike
+    for chosen in (["S"], ["S", "A"], ["E'"]):
+        lit = _box_looks(plots.pipeline_diagram(highlight=chosen))
+        changed = {k for k in plain if lit[k] != plain[k]}
+        assert changed == set(chosen), chosen
+    assert _box_looks(plots.pipeline_diagram(highlight="dE")) == _box_looks(
+        plots.pipeline_diagram(highlight=["dE"])
+    )
+
+
+def test_pipeline_diagram_unknown_step_names_the_choices():
+    with pytest.raises(ValueError, match="choose from E, Q, K, V, S, A, AV, dE, E'"):
+        plots.pipeline_diagram(highlight="W_V")
