@@ -1,5 +1,5 @@
 # Two commands for everyone:   make lab    make test
-# For contributors:            make notebooks   make nav   make check
+# For contributors:            make notebooks   make nav   make check   make solutions
 #
 # Everything runs inside .venv, created on first use from $(PYTHON) (>= 3.10).
 # .venv/.installed is a stamp: pip runs again only when pyproject.toml or
@@ -11,7 +11,7 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: help lab test test-other-cpu notebooks nav check lint venv clean
+.PHONY: help lab test test-other-cpu notebooks nav check solutions lint venv clean
 
 help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the first notebook"
@@ -19,6 +19,7 @@ help:
 	@echo "make notebooks  re-execute every notebook in place (stored outputs)"
 	@echo "make nav        refresh navigation, setup cells and lesson lists"
 	@echo "make check      report notebook form problems (stale nav, errors, ...)"
+	@echo "make solutions  executed instructor copies in build/solutions/"
 	@echo "make test-other-cpu   numeric tests + nbval again as if on another CPU"
 	@echo "make test-browser / test-compat   one part of the checks (see tests/*/*.mk)"
 
@@ -78,7 +79,7 @@ test: $(STAMP)
 	fi; \
 	mkdir -p build; \
 	$(MAKE) --no-print-directory test-other-cpu > $(OTHER_CPU_LOG) 2>&1 & othercpu=$$!; \
-	echo "== ruff (helpers, tests)"; \
+	echo "== ruff (helpers, tests, tools)"; \
 	$(VPY) -m ruff check helpers tests tools || status=1; \
 	echo "== pytest tests/ (without tests/browser)"; \
 	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
@@ -108,15 +109,20 @@ test-other-cpu: $(STAMP)
 	exit $$status
 
 notebooks: $(STAMP)
-	$(VPY) -m helpers.nbtools sync
-	$(VPY) -m helpers.nbtools run
-	$(VPY) -m helpers.nbtools sync
+	$(VPY) -m tools sync
+	$(VPY) -m tools run
+	$(VPY) -m tools sync
 
 nav: $(STAMP)
-	$(VPY) -m helpers.nbtools sync
+	$(VPY) -m tools sync
 
 check: $(STAMP)
-	$(VPY) -m helpers.nbtools check
+	$(VPY) -m tools check
+
+# Instructor copies: every exercise stub replaced by its solution
+# (tools/solutions/), executed, in build/solutions/ (not committed).
+solutions: $(STAMP)
+	$(VPY) -m tools solutions
 
 lint: $(STAMP)
 	$(VPY) -m ruff check helpers tests tools

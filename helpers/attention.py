@@ -1,6 +1,6 @@
 """The attention math, in plain numpy: no plotting, no widgets.
 
-Conventions used everywhere in this project (see CURRICULUM.md):
+Conventions used everywhere in this project (lessons 03 and 04 introduce them):
 
 * row vectors: ``E`` has shape ``(n_tokens, d_model)`` and ``Q = E @ W_Q``
   with ``W_Q`` of shape ``(d_model, d_k)``;
@@ -19,11 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "attention_parameters",
     "causal_mask",
     "cross_attention",
     "multi_head_attention",
     "scaled_dot_product_attention",
     "softmax",
+    "softmax_backward",
 ]
 
 
@@ -281,3 +283,29 @@ def cross_attention(X_query, X_source, W_Q, W_K, W_V, mask=None):
     return scaled_dot_product_attention(
         X_query @ W_Q, X_source @ W_K, X_source @ W_V, mask=mask
     )
+
+
+def attention_parameters(d_model, d_k, n_heads, n_layers) -> dict:
+    """Parameter counts of the attention part of a transformer (lesson 07):
+    one ``d_model x d_k`` matrix each for the query, key, value-down and
+    value-up maps, per head, per block, and in all ``n_layers`` blocks."""
+    d_model, d_k, n_heads, n_layers = (int(d_model), int(d_k), int(n_heads),
+                                       int(n_layers))
+    per_matrix = d_model * d_k
+    per_head = 4 * per_matrix  # W_Q, W_K, value-down, value-up
+    per_block = per_head * n_heads
+    return {"query": per_matrix, "key": per_matrix, "value_down": per_matrix,
+            "value_up": per_matrix, "square_value": d_model * d_model,
+            "per_head": per_head, "per_block": per_block,
+            "total": per_block * n_layers}
+
+
+def softmax_backward(s, g):
+    """Gradient through a row-wise softmax (lesson 09).
+
+    ``s = softmax(x)`` along the last axis and ``g = dL/ds``; returns
+    ``dL/dx = s * (g - sum_j g_j s_j)`` (the Jacobian ``diag(s) - s s^T``
+    applied to ``g`` without building it). Masked entries (``s == 0``) get
+    gradient 0.
+    """
+    return s * (g - np.sum(g * s, axis=-1, keepdims=True))

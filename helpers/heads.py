@@ -5,7 +5,7 @@ them by hand, so that every number means something. Because every column
 of ``E`` has a name (``lexicon.feature_names()``), a matrix can say "copy the
 ``noun`` column into query slot 0" and we can read it.
 
-Shapes (rows are tokens, row-vector convention, see CURRICULUM.md):
+Shapes (rows are tokens, row-vector convention, as in lesson 03):
 
 * ``E`` : ``(n_tokens, D_MODEL)``, from ``lexicon.embed``;
 * ``W_Q``, ``W_K`` : ``(D_MODEL, d_k)``, so ``Q = E @ W_Q`` is ``(n, d_k)``;
@@ -26,11 +26,9 @@ The heads
                            word with the same meaning.
 
 Also here: ``CURRICULUM_SENTENCES`` (the lessons' example sentences),
-``KEY_CASES`` (which query should look at which keys), ``SENSES`` and
-``nearest_sense`` (which meaning of "bank"/"mole" a vector is closest to),
-``run_head`` (embed + one head), ``run_alignment`` (the cross-attention
-pattern) and ``stack_heads`` (all heads at once for
-``attention.multi_head_attention``).
+``SENSES`` and ``nearest_sense`` (which meaning of "bank"/"mole" a vector
+is closest to), ``run_head`` (embed + one head) and ``stack_heads`` (all
+heads at once for ``attention.multi_head_attention``).
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from helpers.attention import cross_attention, scaled_dot_product_attention
+from helpers.attention import scaled_dot_product_attention
 from helpers.lexicon import (
     D_MODEL,
     FEATURES,
@@ -58,7 +56,6 @@ __all__ = [
     "Head",
     "HeadRun",
     "CURRICULUM_SENTENCES",
-    "KEY_CASES",
     "SENSE_CLUES",
     "SENSES",
     "adjective_head",
@@ -68,7 +65,6 @@ __all__ = [
     "all_heads",
     "stack_heads",
     "run_head",
-    "run_alignment",
     "nearest_sense",
 ]
 
@@ -86,12 +82,12 @@ HeadRun = namedtuple("HeadRun", ["tokens", "E", "weights", "dE", "unknown"])
 HeadRun.__doc__ = """Result of ``run_head``: tokens, E (n, D_MODEL), weights A
 (n, n; rows = queries), dE (n, D_MODEL) and the unknown words."""
 
-#: The example sentences of the lessons (CURRICULUM.md), plus one extra.
+#: The example sentences of the lessons (00-08), plus one extra.
 CURRICULUM_SENTENCES: dict[str, str] = {
     "creature": "a fluffy blue creature roamed the verdant forest",
     "bank_river": "I swam across the river to get to the other bank",
     "bank_money": "I drove across the road to get to the other bank",
-    # extra, not in CURRICULUM.md: a money sentence with a real money word
+    # extra, used by no lesson text: a money sentence with a real money word
     "bank_deposit": "she paid the cash into her account at the bank",
     "river_bank": "river bank flows",
     "mole_animal": "American shrew mole",
@@ -100,21 +96,6 @@ CURRICULUM_SENTENCES: dict[str, str] = {
     "murderer": "Therefore, the murderer was",
     "translation_en": "the black cat sleeps on the mat",
     "translation_fr": "le chat noir dort sur le tapis",
-}
-
-#: Which query should attend most to which keys, per head and sentence:
-#: ``{case: (head name, sentence key, query word, expected key words)}``.
-#: The expected keys are the maxima of the query's row (tests check this).
-KEY_CASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
-    "creature": ("adjective", "creature", "creature", ("fluffy", "blue")),
-    "forest": ("adjective", "creature", "forest", ("verdant",)),
-    "bank_river": ("sense", "bank_river", "bank", ("river",)),
-    "bank_money": ("sense", "bank_money", "bank", ("road",)),
-    "bank_deposit": ("sense", "bank_deposit", "bank", ("paid", "cash", "account")),
-    "river_bank": ("sense", "river_bank", "bank", ("river",)),
-    "mole_animal": ("sense", "mole_animal", "mole", ("shrew",)),
-    "mole_chemistry": ("sense", "mole_chemistry", "mole", ("carbon", "dioxide")),
-    "mole_skin": ("sense", "mole_skin", "mole", ("biopsy",)),
 }
 
 _F = {name: i for i, name in enumerate(FEATURES)}
@@ -379,20 +360,6 @@ def run_head(head: Head, text_or_tokens, positions: bool = True, mask=None,
     out, A = scaled_dot_product_attention(E @ head.W_Q, E @ head.W_K,
                                           E @ head.W_V, mask=mask)
     return HeadRun(tokens, E, A, out @ head.W_up, unknown)
-
-
-def run_alignment(target, source, head: Head | None = None, lexicon=None):
-    """Cross-attention of a target sentence (queries) on a source (keys).
-
-    Returns ``(target_tokens, source_tokens, weights)`` with weights of
-    shape ``(n_target, n_source)``; defaults to the curriculum pair
-    (French target, English source) when called with those sentences.
-    """
-    head = alignment_head() if head is None else head
-    t_tok, E_t, _ = embed(target, lexicon=lexicon)
-    s_tok, E_s, _ = embed(source, lexicon=lexicon)
-    _, A = cross_attention(E_t, E_s, head.W_Q, head.W_K, head.W_V)
-    return t_tok, s_tok, A
 
 
 def nearest_sense(word: str, vector):

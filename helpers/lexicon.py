@@ -40,9 +40,14 @@ Tokens
 
 Unknown words
 -------------
-A token that is not in the table gets the fallback vector: 1.0 on the
-``unknown`` feature and 0 everywhere else. ``lookup`` and ``embed`` return
-the list of unknown words so that a notebook can say which ones they were.
+A token that is not in the table keeps 1.0 on the ``unknown`` feature, so
+it always stays visibly a guess. If its *form* gives it away, the rest of
+the row is a best guess (``guess_word``): "tunnels" looks like the plural
+of a known noun and borrows its fields, "zorbling" ends in -ing and gets
+``verb``, "quickly"-like words get ``adverb``. A token with no telling form
+gets the plain fallback (1.0 on ``unknown``, 0 elsewhere). ``lookup`` and
+``embed`` return the list of unknown words (guessed or not) so that a
+notebook can say which ones they were; ``guess_word`` says what was guessed.
 ``add_word`` teaches the table a new word (in memory only).
 
 Positions
@@ -82,6 +87,8 @@ __all__ = [
     "embed",
     "positional_encoding",
     "add_word",
+    "ambiguous_words",
+    "guess_word",
     "cosine",
     "nearest_words",
     "top_features",
@@ -275,6 +282,80 @@ NUMBER_VECTOR.setflags(write=False)
 
 
 # --------------------------------------------------------------------------
+# guessing an unknown word from its form
+# --------------------------------------------------------------------------
+def _stems(*makers):
+    """A function stem -> candidate base words, from simple spelling rules."""
+    def candidates(stem):
+        out = []
+        for make in makers:
+            base = make(stem)
+            if base and base not in out:
+                out.append(base)
+        return out
+    return candidates
+
+
+def _same(stem):
+    return stem
+
+
+def _plus_e(stem):
+    return stem + "e"
+
+
+def _undouble(stem):  # stopped -> stop, bigger -> big
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
+        return stem[:-1]
+    return None
+
+
+def _plus_y(stem):
+    return stem + "y"
+
+
+def _es_stem(stem):  # boxes -> box, watches -> watch, goes -> go
+    return stem if stem.endswith(("s", "x", "z", "ch", "sh", "o")) else None
+
+
+_NOUN_VERB = ("noun", "verb")
+_VERB_NOUN = ("verb", "noun")
+#: (ending, shortest stem, base spellings, base pos allowed, guessed pos
+#:  (None: the base's own), how to say it). The first rule that finds a
+#:  known base wins.
+_FORM_RULES = (
+    ("ies", 2, _stems(_plus_y), _NOUN_VERB, None, "plural or -s form"),
+    ("s", 3, _stems(_same), _NOUN_VERB, None, "plural or -s form"),
+    ("es", 2, _stems(_es_stem), _NOUN_VERB, None, "plural or -s form"),
+    ("ied", 2, _stems(_plus_y), ("verb",), "verb", "past form"),
+    ("ed", 3, _stems(_plus_e, _same, _undouble), _VERB_NOUN, "verb",
+     "past form"),
+    ("ing", 2, _stems(_plus_e, _same, _undouble), _VERB_NOUN, "verb",
+     "-ing form"),
+    ("ily", 2, _stems(_plus_y), ("adjective",), "adverb", "adverb"),
+    ("ly", 3, _stems(_same, _plus_e), ("adjective",), "adverb", "adverb"),
+    ("ier", 2, _stems(_plus_y), ("adjective",), "adjective", "comparative"),
+    ("iest", 2, _stems(_plus_y), ("adjective",), "adjective", "superlative"),
+    ("er", 2, _stems(_same, _plus_e, _undouble), ("adjective",), "adjective",
+     "comparative"),
+    ("est", 2, _stems(_same, _plus_e, _undouble), ("adjective",), "adjective",
+     "superlative"),
+    ("er", 2, _stems(_same, _plus_e, _undouble), ("verb",), "noun",
+     "someone or something that does"),
+    ("ness", 3, _stems(_same, _plus_y), ("adjective",), "noun", "noun"),
+    ("ment", 3, _stems(_same), ("verb",), "noun", "noun"),
+    ("ation", 2, _stems(_same, _plus_e), ("verb",), "noun", "noun"),
+    ("ion", 2, _stems(_same, _plus_e), ("verb",), "noun", "noun"),
+)
+#: Endings that hint at a part of speech even when no base word is known.
+_ENDING_POS = (
+    ("ly", "adverb"), ("ing", "verb"), ("ed", "verb"), ("ness", "noun"),
+    ("tion", "noun"), ("ment", "noun"), ("est", "adjective"),
+    ("ous", "adjective"), ("ful", "adjective"), ("less", "adjective"),
+)
+
+
+# --------------------------------------------------------------------------
 # the table
 # --------------------------------------------------------------------------
 class Lexicon:
@@ -299,7 +380,7 @@ class Lexicon:
         rows = []
         for entry in entries:
             word = entry["word"]
-            vec = make_vector(entry["pos"], entry["fields"], entry["language"])
+            vec = _table_vector(entry["pos"], entry["fields"], entry["language"])
             self._index[word] = len(self.words)
             self.words.append(word)
             self._info[word] = dict(entry)
@@ -330,12 +411,51 @@ class Lexicon:
         raise KeyError(f"{word!r} is not in the lexicon")
 
     def vector(self, word: str) -> np.ndarray:
-        """Feature vector ``(len(FEATURES),)``; the fallback if unknown."""
+        """Feature vector ``(len(FEATURES),)``.
+
+        An unknown word gets 1.0 on ``unknown`` plus the best guess from its
+        form (see ``guess``), or only the ``unknown`` 1.0 if nothing fits.
+        """
         if word in self._index:
             return self.vectors[self._index[word]].copy()
         if _is_number(word):
             return NUMBER_VECTOR.copy()
-        return UNKNOWN_VECTOR.copy()
+        guess = self.guess(word)
+        if guess is None:
+            return UNKNOWN_VECTOR.copy()
+        vec = make_vector(guess["pos"], guess["fields"])
+        vec[_FEATURE_INDEX["unknown"]] = 1.0
+        return vec
+
+    def guess(self, word: str):
+        """A best guess for an unknown word from its ending, or None.
+
+        Returns ``{"word", "pos", "fields", "base", "why"}``: ``base`` is the
+        known word it seems to come from (None if only the ending told),
+        ``why`` a short phrase such as ``"plural of 'tunnel'"``. Known words
+        and numbers return None (nothing to guess).
+        """
+        if not isinstance(word, str) or word in self:
+            return None
+        for ending, min_stem, stems, wants, pos, why in _FORM_RULES:
+            if not word.endswith(ending) or len(word) - len(ending) < min_stem:
+                continue
+            stem = word[: len(word) - len(ending)]
+            bases = [b for b in stems(stem) if b in self._index]
+            for want in wants:  # e.g. a verb base before a noun base
+                for base in bases:
+                    if self._info[base]["pos"] != want:
+                        continue
+                    fields = _parse_fields(self._info[base]["fields"])
+                    fields.pop("ambiguous", None)
+                    return {"word": word, "pos": pos or want,
+                            "fields": fields, "base": base,
+                            "why": f"{why} of {base!r}"}
+        for ending, pos in _ENDING_POS:
+            if word.endswith(ending) and len(word) >= len(ending) + 3:
+                return {"word": word, "pos": pos, "fields": {}, "base": None,
+                        "why": f"ends in -{ending}, like a {pos}"}
+        return None
 
     def add(self, word, pos, fields=(), language="en", gloss="",
             replace=False) -> np.ndarray:
@@ -371,8 +491,28 @@ def _fields_text(fields) -> str:
     return ";".join(n if w == 1 else f"{n}:{w:g}" for n, w in parsed.items())
 
 
+_PLAIN_WORD_RE = re.compile(r"[a-z]+")
+
+
 def _is_token_form(word: str) -> bool:
+    if _PLAIN_WORD_RE.fullmatch(word):  # fast path: most of the table
+        return True
     return word == "'s" or tokenize(word) == [word]
+
+
+_VECTOR_CACHE: dict[tuple[str, str, str], np.ndarray] = {}
+
+
+def _table_vector(pos: str, fields: str, language: str) -> np.ndarray:
+    """``make_vector`` for a table row, memoised (many rows share features)."""
+    if not isinstance(fields, str):
+        return make_vector(pos, fields, language)
+    key = (pos, fields, language)
+    if key not in _VECTOR_CACHE:
+        vec = make_vector(pos, fields, language)
+        vec.setflags(write=False)
+        _VECTOR_CACHE[key] = vec
+    return _VECTOR_CACHE[key]
 
 
 def _read_entries(path: Path) -> list[dict]:
@@ -435,7 +575,7 @@ def _read_entries(path: Path) -> list[dict]:
                 f"{where}: duplicate word {word!r} (first on line {seen[word]})"
             )
         try:
-            make_vector(entry["pos"], entry["fields"], entry["language"])
+            _table_vector(entry["pos"], entry["fields"], entry["language"])
         except LexiconError as exc:
             raise LexiconError(f"{where} ({word!r}): {exc}") from None
         seen[word] = lineno
@@ -479,8 +619,10 @@ def lookup(tokens, lexicon=None):
     Returns
     -------
     vectors : (n_tokens, len(FEATURES))  one row per token, never fewer:
-        an unknown token gets the fallback vector (1.0 on ``unknown``)
-    unknown : list[str]  the unknown tokens, each once, in order of appearance
+        an unknown token gets 1.0 on ``unknown`` plus the guess from its
+        form, if any (see ``guess_word``)
+    unknown : list[str]  the unknown tokens (guessed or not), each once, in
+        order of appearance
     """
     lex = _lex(lexicon)
     tokens = list(tokens)
@@ -561,6 +703,18 @@ def add_word(word, pos, fields=(), language="en", lexicon=None, gloss="",
     return _lex(lexicon).add(word, pos, fields, language, gloss, replace)
 
 
+def guess_word(word: str, lexicon=None):
+    """What the table guesses for an unknown ``word`` from its form, or None.
+
+    >>> guess_word("tunnels")["why"]  # doctest: +SKIP
+    "plural or -s form of 'tunnel'"
+
+    Returns ``{"word", "pos", "fields", "base", "why"}`` (see
+    ``Lexicon.guess``). The guessed vector still has 1.0 on ``unknown``.
+    """
+    return _lex(lexicon).guess(word)
+
+
 # --------------------------------------------------------------------------
 # similarity
 # --------------------------------------------------------------------------
@@ -574,6 +728,14 @@ def _features_part(v) -> np.ndarray:
             f"{D_MODEL} (D_MODEL), got shape {v.shape}"
         )
     return v
+
+
+def ambiguous_words(lexicon=None) -> tuple[str, ...]:
+    """The words marked ``ambiguous`` in the table, in file order ("bank",
+    "mole"): the words whose sense lessons 02, 05 and 09 decide."""
+    lex = _lex(lexicon)
+    k = FEATURES.index("ambiguous")
+    return tuple(w for w, v in zip(lex.words, lex.vectors) if v[k] > 0)
 
 
 def cosine(a, b) -> float:

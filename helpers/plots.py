@@ -40,6 +40,8 @@ __all__ = [
     "AttentionFigure",
     "bar_view",
     "head_grid",
+    "number_text",
+    "short_label",
     "heatmap",
     "line_view",
     "loglog_cost",
@@ -115,10 +117,18 @@ def _labels(labels, n: int, what: str, shape) -> list[str]:
     return labels
 
 
-def _short(label: str) -> str:
-    return (
-        label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1] + "…"
-    )
+def short_label(label: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """``label`` cut to ``limit`` characters, the last one an ellipsis."""
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def number_text(value, fmt: str = "{:.2f}") -> str:
+    """``fmt.format(value)``, but never "-0.00": a minus sign with no other
+    digit than 0 (a tiny negative such as -1e-17) is dropped."""
+    text = fmt.format(value)
+    if text.startswith("-") and not any(c in "123456789" for c in text):
+        return text[1:]
+    return text
 
 
 def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> None:
@@ -131,7 +141,7 @@ def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> 
     named = [i for i, label in enumerate(labels) if label]
     step = max(1, int(np.ceil(len(named) / MAX_TICK_LABELS)))
     positions = named[::step]
-    texts = [_short(labels[i]) for i in positions] if show else [""] * len(positions)
+    texts = [short_label(labels[i]) if show else "" for i in positions]
     count = len(positions)
     longest = max((len(t) for t in texts), default=0)
     if axis == "x":
@@ -181,10 +191,7 @@ def _annotate_cells(ax, data: np.ndarray, image) -> None:
         if not np.isfinite(value):
             text, colour = ("-∞" if value < 0 else "∞" if value > 0 else "NaN"), "black"
         else:
-            # round first and add +0.0 so that tiny negatives such as -1e-17
-            # are written "0.00", never "-0.00" (IEEE: -0.0 + 0.0 == +0.0)
-            shown = round(float(value), 2) + 0.0
-            text = f"{float(value) + 0.0:.3g}" if big else f"{shown:.2f}"
+            text = number_text(float(value), "{:.3g}" if big else "{:.2f}")
             colour = _text_colour(image.cmap(image.norm(value)))
         ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=colour)
 

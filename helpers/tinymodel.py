@@ -41,8 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers import lexicon
-from helpers.attention import scaled_dot_product_attention, softmax
+from helpers import heads, lexicon
+from helpers.attention import scaled_dot_product_attention, softmax, softmax_backward
 
 __all__ = [
     "SENSE_LABELS",
@@ -63,8 +63,6 @@ __all__ = [
     "softmax_backward",
     "attention_backward",
     "train",
-    "TrainingMonitor",
-    "loss_figure",
     "train_next_model",
     "grammar_words",
     "corpus_words",
@@ -96,10 +94,7 @@ SPECIALS = (PAD, UNK)
 # ---------------------------------------------------------------------------
 
 #: The senses of each ambiguous word, in the order the model outputs them.
-SENSE_LABELS = {
-    "bank": ["river", "money"],
-    "mole": ["animal", "chemistry", "skin"],
-}
+SENSE_LABELS = {word: list(heads.SENSES[word]) for word in lexicon.ambiguous_words()}
 TARGET_WORDS = tuple(SENSE_LABELS)
 #: All output classes of the sense model, as (word, sense) pairs.
 CLASSES = [(w, s) for w, senses in SENSE_LABELS.items() for s in senses]
@@ -480,17 +475,6 @@ def forward(params, X0, lengths=None, causal=False, query_index=None):
 # --- backward pieces (shown in the notebook) --------------------------------
 
 
-def softmax_backward(s, g):
-    """Gradient through a row-wise softmax.
-
-    ``s = softmax(x)`` along the last axis and ``g = dL/ds``; returns
-    ``dL/dx = s * (g - sum_j g_j s_j)`` (the Jacobian ``diag(s) - s s^T``
-    applied to ``g`` without building it). Masked entries (``s == 0``) get
-    gradient 0.
-    """
-    return s * (g - np.sum(g * s, axis=-1, keepdims=True))
-
-
 def attention_backward(Q, K, V, A, dH, scale):
     """Backward pass of ``H = softmax(scale * Q K^T) V`` (one step at a time).
 
@@ -757,112 +741,6 @@ def grammar_words() -> list[str]:
     for pair in g["noun"] + g["verb"]:
         words.update(pair)
     return sorted(words)
-
-
-class TrainingMonitor:
-    """A progress bar and a live loss curve for a notebook (ipywidgets).
-
-    Display it in one cell, then pass ``monitor.update`` as the ``callback``
-    of :func:`train` in the next: the bar and the curve move while the model
-    trains. Cheap on purpose: the curve is a small PNG redrawn only when
-    ``update`` is called (every ``every`` steps).
-
-    Like the explorers of :mod:`helpers.widgets`, its display carries, next
-    to the live widget, a short text form (``<TrainingMonitor: 300 steps>``)
-    and a static PNG of the curve, so a stored notebook read without a
-    kernel (on GitHub, say) shows a picture instead of a widget repr. When
-    the last step arrives, the displayed output is updated in place, so the
-    stored picture is the finished curve.
-
-    ``redraw_every``: every call of ``update`` records a point, but the
-    picture is redrawn only every ``redraw_every`` steps (and at the last
-    step). Call ``train`` with ``every=1`` and a ``redraw_every`` of 10 to 50:
-    the curve then holds every step, the early drop included, for the cost of
-    a few redraws. ``ylabel`` names what the loss is.
-    """
-
-    def __init__(self, steps: int, title: str = "Training loss (live)",
-                 ylabel: str = "training loss", redraw_every: int = 1):
-        import ipywidgets as widgets
-
-        self.title = title
-        self.ylabel = ylabel
-        self.redraw_every = max(1, int(redraw_every))
-        self.n_steps = int(steps)
-        self.steps, self.losses = [], []
-        self.bar = widgets.IntProgress(value=0, min=0, max=self.n_steps,
-                                       description="step 0")
-        self.label = widgets.Label("not started")
-        self.image = widgets.Image(format="png")
-        self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]),
-                                    self.image])
-        self._handles = []
-        self._draw()
-
-    def update(self, step, loss, params=None):
-        """Record ``loss`` at ``step`` and redraw (a :func:`train` callback)."""
-        self.steps.append(int(step))
-        self.losses.append(float(loss))
-        self.bar.value = int(step)
-        self.bar.description = f"step {int(step)}"
-        self.label.value = f"loss {float(loss):.3f}"
-        if int(step) % self.redraw_every == 0 or int(step) >= self.n_steps:
-            self._draw()
-        if int(step) >= self.n_steps:
-            for handle in self._handles:   # the finished curve, for the record
-                handle.update(self._repr_mimebundle_(), raw=True)
-
-    def _draw(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(5.0, 2.4), dpi=80, layout="constrained")
-        ax = fig.subplots()
-        ax.plot(self.steps, self.losses, color="#1f77b4",
-                marker="." if len(self.steps) <= 60 else None)
-        ax.set_xlim(0, max(self.bar.max, 1))
-        ax.set_ylim(bottom=0)
-        ax.set_title(self.title)
-        ax.set_xlabel("training step")
-        ax.set_ylabel(self.ylabel)
-        buf = io.BytesIO()
-        # no "Software" entry: the same curve always gives the same bytes
-        FigureCanvasAgg(fig).print_png(buf, metadata={"Software": None})
-        self.image.value = buf.getvalue()
-
-    def _summary(self):
-        return f"<TrainingMonitor: {self.n_steps} steps>"
-
-    def __repr__(self):
-        return self._summary()
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        from helpers.widgets import mime_bundle
-
-        return mime_bundle(self._summary(), self.image.value, self.widget)
-
-    def _ipython_display_(self, **kwargs):
-        from IPython.display import display
-
-        handle = display(self._repr_mimebundle_(), raw=True, display_id=True)
-        if handle is not None:
-            self._handles.append(handle)
-
-
-def loss_figure(history, title="Training loss", ylabel="training loss"):
-    """A still picture of a loss curve (one point per step); ``ylabel`` names
-    what the loss is (say "cross-entropy + weight penalty" when ``l2`` > 0)."""
-    from helpers.plots import AttentionFigure
-
-    fig = AttentionFigure(figsize=(6.0, 3.0), layout="constrained")
-    ax = fig.subplots()
-    ax.plot(np.arange(1, len(history) + 1), history, color="#1f77b4")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title)
-    ax.set_xlabel("training step")
-    ax.set_ylabel(ylabel)
-    ax.grid(alpha=0.3)
-    return fig
 
 
 # ---------------------------------------------------------------------------

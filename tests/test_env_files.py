@@ -134,11 +134,8 @@ def test_helpers_import_only_declared_packages():
     # ipywidgets needs IPython; ipykernel, which every notebook runs in,
     # brings matplotlib_inline.
     declared |= {"PIL", "IPython", "matplotlib_inline"}
-    # helpers/nbtools.py is a contributor tool run from `make`: it may use the
-    # `test` extra (its notebook imports are lazy).
-    tools = {"nbformat", "nbclient"}
     for module, files in _third_party_imports(ROOT / "helpers").items():
-        allowed = declared | (tools if files == {"nbtools.py"} else set())
+        allowed = declared
         assert module in allowed, f"{sorted(files)} import undeclared {module!r}"
 
 

@@ -8,9 +8,9 @@ from helpers.attention import (
     multi_head_attention,
     scaled_dot_product_attention,
 )
+from helpers import lexicon
 from helpers.heads import (
     CURRICULUM_SENTENCES,
-    KEY_CASES,
     SENSES,
     adjective_head,
     alignment_head,
@@ -28,6 +28,22 @@ HEADS = {
     "sense": sense_head(),
     "previous token": previous_token_head(),
 }
+
+#: Which query should attend most to which keys, per head and sentence:
+#: ``{case: (head name, sentence key, query word, expected key words)}``.
+#: The expected keys are the maxima of the query's row (tests check this).
+KEY_CASES: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    "creature": ("adjective", "creature", "creature", ("fluffy", "blue")),
+    "forest": ("adjective", "creature", "forest", ("verdant",)),
+    "bank_river": ("sense", "bank_river", "bank", ("river",)),
+    "bank_money": ("sense", "bank_money", "bank", ("road",)),
+    "bank_deposit": ("sense", "bank_deposit", "bank", ("paid", "cash", "account")),
+    "river_bank": ("sense", "river_bank", "bank", ("river",)),
+    "mole_animal": ("sense", "mole_animal", "mole", ("shrew",)),
+    "mole_chemistry": ("sense", "mole_chemistry", "mole", ("carbon", "dioxide")),
+    "mole_skin": ("sense", "mole_skin", "mole", ("biopsy",)),
+}
+
 
 
 def attend(head, sentence, positions=True):
@@ -200,6 +216,7 @@ def test_stack_heads_needs_heads():
 
 def test_senses_and_nearest_sense():
     assert set(SENSES) == {"bank", "mole"}
+    assert tuple(SENSES) == lexicon.ambiguous_words()  # one source: the lexicon
     assert set(SENSES["bank"]) == {"river", "money"}
     assert set(SENSES["mole"]) == {"animal", "chemistry", "skin"}
     best, sims = nearest_sense("bank", SENSES["bank"]["money"])
@@ -208,3 +225,44 @@ def test_senses_and_nearest_sense():
         nearest_sense("cat", SENSES["bank"]["money"])
     with pytest.raises(ValueError):
         nearest_sense("bank", np.ones(3))
+
+
+# Everyday sentences (not the lessons' own) whose only clues are ordinary
+# money, chemistry, skin, animal or river words (issue 13).
+EVERYDAY_SENSES = [
+    ("bank", "money",
+     "The bank raised its interest rates again, so our loan costs more."),
+    ("bank", "money", "I asked the bank for a credit card with a lower fee."),
+    ("bank", "money", "My savings account at the bank pays very little interest."),
+    ("bank", "river", "We sat on the grassy bank of the stream and watched the ducks."),
+    ("bank", "river", "We had a picnic on the muddy bank of the river after the rain."),
+    ("mole", "chemistry", "A mole of carbon weighs twelve grams."),
+    ("mole", "chemistry", "The chemist weighed one mole of salt and it was 58 grams."),
+    ("mole", "chemistry",
+     "The scientist measured the mass of one mole of gas in grams."),
+    ("mole", "skin",
+     "The mole on his cheek has grown, so he is seeing a dermatologist."),
+    ("mole", "skin",
+     "The doctor looked at the mole on my arm and said the skin was healthy."),
+    ("mole", "animal", "The mole dug a long tunnel under the lawn."),
+    ("mole", "animal", "The mole came out of its burrow in the field at night."),
+]
+
+
+@pytest.mark.parametrize("word, sense, sentence", EVERYDAY_SENSES)
+def test_sense_head_resolves_everyday_clue_words(word, sense, sentence):
+    tokens, E, _, dE = attend(HEADS["sense"], sentence)
+    assert embed(sentence).unknown == []
+    i = tokens.index(word)
+    best, after = nearest_sense(word, E[i] + dE[i])
+    assert best == sense, after
+    others = [c for name, c in after.items() if name != sense]
+    assert after[sense] > max(others) + 0.1, after
+
+
+def test_sense_head_without_clues_stays_undecided():
+    # no topic word at all: bank' keeps the same distance to both senses
+    tokens, E, _, dE = attend(HEADS["sense"], "we went to the bank")
+    i = tokens.index("bank")
+    _, after = nearest_sense("bank", E[i] + dE[i])
+    assert after["river"] == pytest.approx(after["money"], abs=0.05), after

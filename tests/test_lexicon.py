@@ -298,18 +298,96 @@ def test_small_valid_file(tmp_path):
 # --------------------------------------------------------------------------
 # coverage of everyday sentences
 # --------------------------------------------------------------------------
-def test_everyday_sentences_coverage():
-    lines = (DATA / "everyday_sentences.txt").read_text(encoding="utf-8")
+def coverage(name):
+    """(share of known tokens, n sentences, n tokens, unknown words) of a file."""
+    lines = (DATA / name).read_text(encoding="utf-8")
     sentences = [s for s in lines.splitlines() if s.strip()]
-    assert len(sentences) >= 50
     lex = load_lexicon()
     tokens = [t for s in sentences for t in tokenize(s)]
     unknown = [t for t in tokens if t not in lex]
-    coverage = 1 - len(unknown) / len(tokens)
+    return 1 - len(unknown) / len(tokens), len(sentences), len(tokens), unknown
+
+
+# everyday_sentences.txt: written while the lexicon was first grown (seen);
+# fresh_sentences_1.txt: written after the first growth, before the WordNet
+#     stage (its gaps showed the long tail was missing; so it is not unseen);
+# fresh_sentences.txt: written after the lexicon was frozen (unseen).
+# Print all three with:
+#   .venv/bin/python -m pytest tests/test_lexicon.py -k coverage -s -p no:cacheprovider
+@pytest.mark.parametrize("name, least", [
+    ("everyday_sentences.txt", 0.97),
+    ("fresh_sentences_1.txt", 0.97),
+    ("fresh_sentences.txt", 0.97),
+])
+def test_everyday_sentences_coverage(name, least):
+    share, n_sentences, n_tokens, unknown = coverage(name)
+    assert n_sentences >= 40
     figure = (
-        f"lexicon coverage of {len(sentences)} everyday sentences: "
-        f"{coverage:.1%} of {len(tokens)} word tokens "
+        f"lexicon coverage of {n_sentences} sentences in {name}: "
+        f"{share:.1%} of {n_tokens} word tokens "
         f"(unknown: {sorted(set(unknown))})"
     )
     print(figure)
-    assert coverage >= 0.85, figure
+    assert share >= least, figure
+
+
+# --------------------------------------------------------------------------
+# the words issue 13 found missing, and guesses for unknown words
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("word, pos, field", [
+    ("dug", "verb", "nature"), ("tunnel", "noun", "nature"),
+    ("stream", "noun", "water"), ("pond", "noun", "water"),
+    ("muddy", "adjective", "nature"), ("grassy", "adjective", "nature"),
+    ("interest", "noun", "money"), ("credit", "noun", "money"),
+    ("rates", "noun", "money"), ("loan", "noun", "money"),
+    ("mass", "noun", "chemistry"), ("grams", "noun", "chemistry"),
+    ("weighs", "verb", "chemistry"), ("chemist", "noun", "chemistry"),
+    ("scientist", "noun", "chemistry"), ("suspect", "noun", "crime"),
+    ("butler", "noun", "person"), ("dermatologist", "noun", "body"),
+])
+def test_issue_words_have_pos_and_topic(word, pos, field):
+    info = load_lexicon().info(word)
+    assert info["pos"] == pos
+    assert info["fields"].get(field, 0) > 0, info
+
+
+def test_unknown_words_get_a_guess_from_their_form():
+    lex = load_lexicon(lx.DEFAULT_PATH)  # a private copy
+    add_word("zorb", "noun", "animal;water:0.5", lexicon=lex)
+    vectors, unknown = lookup(["zorbs", "zorbing", "zorblingly", "zorblax"],
+                              lexicon=lex)
+    assert unknown == ["zorbs", "zorbing", "zorblingly", "zorblax"]
+    # every guess keeps the unknown flag
+    assert np.all(vectors[:, col("unknown")] == 1)
+    # "zorbs": plural of the known noun "zorb", with its fields
+    assert vectors[0, col("noun")] == 1 and vectors[0, col("animal")] == 1
+    assert vectors[0, col("water")] == 0.5
+    g = lx.guess_word("zorbs", lexicon=lex)
+    assert g["base"] == "zorb" and "plural" in g["why"]
+    # "zorbing": a verb form of "zorb", same fields
+    assert vectors[1, col("verb")] == 1 and vectors[1, col("animal")] == 1
+    # "zorblingly": no known base, but -ly says adverb; no fields
+    assert vectors[2, col("adverb")] == 1
+    assert vectors[2].sum() == 2
+    assert lx.guess_word("zorblingly", lexicon=lex)["base"] is None
+    # no telling ending: the plain fallback
+    assert lx.guess_word("zorblax", lexicon=lex) is None
+    assert vectors[3].sum() == 1
+    # known words and numbers have nothing to guess
+    assert lx.guess_word("cat") is None and lx.guess_word("42") is None
+
+
+@pytest.mark.parametrize("word, base, pos", [
+    ("hurried", "hurry", "verb"), ("hopping", "hop", "verb"),
+    ("smiling", "smile", "verb"), ("boxes", "box", "noun"),
+    ("happily", "happy", "adverb"), ("bigger", "big", "adjective"),
+    ("sadness", "sad", "noun"),
+])
+def test_guess_spelling_rules(tmp_path, word, base, pos):
+    lex = load_lexicon(write(tmp_path, HEADER + "hurry,en,verb,motion,\n"
+                             "hop,en,verb,motion,\nsmile,en,verb,emotion,\n"
+                             "box,en,noun,home,\nhappy,en,adjective,emotion,\n"
+                             "big,en,adjective,size,\nsad,en,adjective,emotion,\n"))
+    g = lex.guess(word)
+    assert g is not None and g["base"] == base and g["pos"] == pos, g
+    assert g["fields"] == lex.info(base)["fields"]

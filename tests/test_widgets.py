@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 
 import ipywidgets as widgets
 import numpy as np
 import pytest
+from matplotlib.font_manager import findfont
 
 from helpers import heads, lexicon
 from helpers import widgets as W
+from helpers.widgets import base, engine, panels, patterns, trained, words
 from helpers.attention import softmax
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -23,7 +26,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 def _has_weights():
     try:
-        W._trained_model()
+        trained._trained_model()
     except FileNotFoundError:
         return False
     return True
@@ -110,7 +113,6 @@ def test_any_input(made, name, factory, box, case):
     draws = ex.draw_count
     getattr(ex, box).value = text  # must not raise
     assert ex.last_error is None, repr(ex.last_error)
-    assert isinstance(ex.message, str)
     assert ex.message_label.value == ex.message
     assert ex.draw_count == draws + 1
     assert bytes(ex.picture.value).startswith(PNG)
@@ -156,7 +158,9 @@ def test_any_input(made, name, factory, box, case):
         assert "<" in ex.message  # shown as plain text in a Label, not HTML
         assert isinstance(ex.message_label, widgets.Label)
     if case == "emoji" and name not in ("sense_explorer",):
-        assert "\U0001F600" in ex.message or "?" in ex.message
+        # each emoji is named as an unknown word, and the picture's '?' explained
+        assert "'\U0001F600', '\U0001F389', '\U0001F431'" in ex.message
+        assert "cannot draw are shown as '?'" in ex.message
 
 
 def test_messages_clear_when_input_is_fine():
@@ -191,6 +195,17 @@ def test_embedding_explorer_shows_the_lexicon_rows():
     assert "'blorp'" in ex.message
 
 
+def test_embedding_explorer_says_which_words_were_guessed():
+    # "blorping" is unknown but ends in -ing: guessed as a verb, and the
+    # note says so; "blorp" has no telling ending: the plain unknown vector
+    ex = W.embedding_explorer("the cat blorping blorp")
+    assert ex.unknown == ["blorping", "blorp"]
+    assert "guessed" in ex.message and "'blorping'" in ex.message
+    assert ex.weights[2, lexicon.FEATURES.index("verb")] == 1
+    assert ex.weights[2, lexicon.FEATURES.index("unknown")] == 1
+    assert ex.weights[3].sum() == 1
+
+
 def test_weighted_sum_hand_worked():
     ex = W.weighted_sum_explorer("river bank flows")
     assert ex.tokens == ["river", "bank", "flows"]
@@ -215,7 +230,7 @@ def test_weighted_sum_reports_a_sense_tie():
                              f", after: river ({after['river']:.2f})")
     ex.sentence.value = "take a biopsy of the mole"
     assert ex.sense_note.startswith("nearest sense before: tie (0.75 each), after:")
-    assert W._sense_verdict({"a": 0.5, "b": 0.5, "c": 0.1}) == "tie: a = b (0.50)"
+    assert base.sense_verdict({"a": 0.5, "b": 0.5, "c": 0.1}) == "tie: a = b (0.50)"
 
 
 def test_token_choice_follows_the_word():
@@ -348,7 +363,7 @@ def test_sense_explorer_without_weights(monkeypatch):
     def missing():
         raise FileNotFoundError("no weights")
 
-    monkeypatch.setattr(W, "_trained_model", missing)
+    monkeypatch.setattr(trained, "_trained_model", missing)
     ex = W.sense_explorer("the river bank")
     assert "weights are missing" in ex.message
     assert ex.last_error is None and bytes(ex.picture.value).startswith(PNG)
@@ -393,7 +408,7 @@ def test_burst_of_updates_draws_once_and_shows_the_last():
         assert ex.draw_count == before
         await asyncio.sleep(0)
         assert ex.draw_count == before  # still waiting for the inputs to settle
-        await asyncio.sleep(W.SETTLE * 5)
+        await asyncio.sleep(engine.SETTLE * 5)
         return before
 
     before = asyncio.run(burst())
@@ -409,14 +424,14 @@ def test_slow_stream_of_updates_draws_each_and_burst_waits_at_most_max_wait():
         before = ex.draw_count
         for s in ("the cat", "the blue cat"):  # apart: one picture each
             ex.sentence.value = s
-            await asyncio.sleep(W.SETTLE * 5)
+            await asyncio.sleep(engine.SETTLE * 5)
         assert ex.draw_count == before + 2
         start = ex.draw_count
         loop = asyncio.get_running_loop()
-        t_end = loop.time() + W.MAX_WAIT * 3
+        t_end = loop.time() + engine.MAX_WAIT * 3
         while loop.time() < t_end:  # never quiet: still drawn every MAX_WAIT
             ex.sentence.value = "cat " * (1 + ex.update_count % 5)
-            await asyncio.sleep(W.SETTLE / 4)
+            await asyncio.sleep(engine.SETTLE / 4)
         assert 1 <= ex.draw_count - start <= 5
 
     asyncio.run(stream())
@@ -441,7 +456,7 @@ def test_mimebundle_flushes_a_pending_picture():
 
     async def later_and_wait():
         result = await later()
-        await asyncio.sleep(W.SETTLE * 5)
+        await asyncio.sleep(engine.SETTLE * 5)
         return result
 
     bundle, count = asyncio.run(later_and_wait())
@@ -470,11 +485,37 @@ def test_same_input_same_picture():
     assert bytes(a.picture.value) == bytes(b.picture.value)
 
 
-def test_naive_path_draws_the_same_content():
+def _colours(png):
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(bytes(png))).convert("RGB"))
+    return {tuple(int(c) for c in px) for px in rgb.reshape(-1, 3)}
+
+
+def test_benchmark_naive_path_draws_the_same_content():
+    """The benchmark compares the fast path with the ordinary pyplot way; both
+    must show the same picture: every cell's colour of the weights."""
+    import matplotlib
+
+    bench = _load_benchmark()
     ex = W.first_taste(CREATURE)
-    png = ex.naive_png()
-    assert png.startswith(PNG)
-    assert ex._naive_out.outputs  # it went into an Output widget
+    cmap = matplotlib.colormaps["viridis"]
+    cells = {tuple(int(round(255 * c)) for c in cmap(w)[:3])
+             for w in np.unique(np.round(ex.weights, 6))}
+    fast, naive = _colours(ex.picture.value), _colours(bench.naive_png(ex, ex._state))
+    assert cells <= fast
+    assert cells <= naive
+
+
+def _load_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent / "benchmarks" / "bench_widgets.py"
+    spec = importlib.util.spec_from_file_location("bench_widgets", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_ipython_display_publishes_widget_png_and_text(monkeypatch):
@@ -518,7 +559,7 @@ def _pixels(size_pt, dpi):
 ])
 def test_feature_names_are_readable_and_grouped(factory, panel):
     ex = factory()
-    heat = getattr(ex._layer, panel)
+    heat = getattr(ex.artists, panel)
     fig = ex.figure
     shown = [t for t in heat.col_text if t.get_visible()]
     assert [t.get_text() for t in shown] == list(lexicon.FEATURES)
@@ -527,18 +568,18 @@ def test_feature_names_are_readable_and_grouped(factory, panel):
         assert _pixels(t.get_fontsize(), fig.dpi) >= _pixels(8, 100) - 1e-9
         assert t.get_rotation() == 90
     # upright labels of neighbouring columns do not overlap
-    renderer = ex._canvas.get_renderer()
+    renderer = ex.figure.canvas.get_renderer()
     pitch = heat.ax.get_window_extent(renderer).width / len(lexicon.FEATURES)
     px = int(round(_pixels(shown[0].get_fontsize(), fig.dpi)))
-    path = shown[0]._attn_font
+    path = findfont(shown[0].get_fontproperties())
     longest = 0
     for t in shown:
-        mask, _ = W._text_bitmap(t.get_text(), path, px, 90.0, "center")
+        mask, _ = engine.text_bitmap(t.get_text(), path, px, 90.0, "center")
         ink = np.flatnonzero(mask.any(axis=0))
         assert ink[-1] - ink[0] + 1 < pitch, t.get_text()
         longest = max(longest, mask.shape[0])
     # groups: separators between them, names below the labels, inside the figure
-    groups = W._feature_groups()
+    groups = words.feature_groups()
     assert [g[0] for g in groups] == ["part of speech", "meaning fields", "flags"]
     assert sum(g[1] for g in groups) == len(lexicon.FEATURES)
     assert groups[0][1] == lexicon.FEATURES.index("person")
@@ -558,32 +599,32 @@ def _clim(heat):
 def test_every_attention_picture_uses_the_same_0_to_1_scale():
     flat = "the the the the the the"  # flat weights: max far below 1
     ex = W.first_taste(flat)
-    assert ex.weights.max() < 0.5 and _clim(ex._layer.heat) == (0.0, 1.0)
+    assert ex.weights.max() < 0.5 and _clim(ex.artists.heat) == (0.0, 1.0)
     ex = W.pattern_explorer(CREATURE, temperature=5.0)
-    assert ex.weights.max() < 0.6 and _clim(ex._layer.heat) == (0.0, 1.0)
+    assert ex.weights.max() < 0.6 and _clim(ex.artists.heat) == (0.0, 1.0)
     ex.temperature.value = 0.1  # sharp: still the same scale
-    assert ex.weights.max() > 0.9 and _clim(ex._layer.heat) == (0.0, 1.0)
+    assert ex.weights.max() > 0.9 and _clim(ex.artists.heat) == (0.0, 1.0)
     ex.convention.value = "video: keys as rows"
-    assert _clim(ex._layer.heat) == (0.0, 1.0)
+    assert _clim(ex.artists.heat) == (0.0, 1.0)
     ex = W.mask_explorer(flat, step=3)
-    assert _clim(ex._layer.heat) == (0.0, 1.0)
+    assert _clim(ex.artists.heat) == (0.0, 1.0)
     ex.step.value = 1  # scores keep a scale of their own, centred on 0
-    lo, hi = _clim(ex._layer.heat)
+    lo, hi = _clim(ex.artists.heat)
     assert lo == -hi and (lo, hi) != (0.0, 1.0)
     ex = W.multi_head_explorer(CREATURE)
-    for g in ex._layer.grid:
+    for g in ex.artists.grid:
         assert _clim(g) == (0.0, 1.0)
     ex.head.value = "previous token"
-    assert _clim(ex._layer.single) == (0.0, 1.0)
+    assert _clim(ex.artists.single) == (0.0, 1.0)
     ex = W.cross_explorer("the black cat sleeps on the mat", "le chat noir")
-    assert ex.weights.max() < 1 and _clim(ex._layer.heat) == (0.0, 1.0)
+    assert ex.weights.max() < 1 and _clim(ex.artists.heat) == (0.0, 1.0)
     ex = W.weighted_sum_explorer("river bank flows")
-    lo, hi = ex._layer.weights.ax.get_xlim()  # 0-1 plus room for the values
+    lo, hi = ex.artists.weights.ax.get_xlim()  # 0-1 plus room for the values
     assert lo == 0.0 and hi == pytest.approx(1.12)
     assert ex.weights.max() < 0.6
     if _has_weights():
         ex = W.sense_explorer(heads.CURRICULUM_SENTENCES["bank_river"])
-        assert _clim(ex._layer.heat) == (0.0, 1.0)
+        assert _clim(ex.artists.heat) == (0.0, 1.0)
     assert W.WEIGHT_RANGE == (0.0, 1.0)
 
 
@@ -597,11 +638,11 @@ def test_update_explorer_reports_the_sense_tie_before_the_update():
     assert ex.sense_note == (f"before: tie ({before['river']:.2f} each) "
                              f"\u2192 after: river ({after['river']:.2f})")
     assert ex.sense_note == "before: tie (0.79 each) \u2192 after: river (0.86)"
-    title = ex._layer.sense.title.get_text()
+    title = ex.artists.sense.title.get_text()
     assert "tie (0.79 each)" in title and "river (0.86)" in title
     assert "->" not in title
     # a clear winner is named, not called a tie
-    assert W._sense_name({"river": 0.9, "money": 0.2}) == "river"
+    assert base.sense_name({"river": 0.9, "money": 0.2}) == "river"
     ex.sentence.value = heads.CURRICULUM_SENTENCES["bank_deposit"]
     assert ex.after_sense == "money" and ex.sense_note.endswith(
         f"after: money ({ex.senses['after']['money']:.2f})")
@@ -631,7 +672,7 @@ def _token_explorer(name, n):
         "weighted_sum": lambda: W.weighted_sum_explorer(text, "bank"),
         "qk": lambda: W.qk_explorer(text, "creature"),
         "pattern": lambda: W.pattern_explorer(text),
-        "pattern/video": lambda: W.pattern_explorer(text, convention=W._VIDEO),
+        "pattern/video": lambda: W.pattern_explorer(text, convention=patterns._VIDEO),
         "update": lambda: W.update_explorer(text, "bank"),
         "update/adjective": lambda: W.update_explorer(text, "creature",
                                                       head="adjective"),
@@ -658,21 +699,21 @@ TOKEN_EXPLORERS = ["first_taste", "embedding", "weighted_sum", "qk", "pattern",
 def _panels(layer):
     for value in vars(layer).values():
         for p in value if isinstance(value, list) else [value]:
-            if isinstance(p, (W._Heatmap, W._Bars)) and p.ax.get_visible():
+            if isinstance(p, (panels.Heatmap, panels.Bars)) and p.ax.get_visible():
                 yield p
 
 
 def _ink_box(t, fig, height):
     """(x0, y0, x1, y1) of the drawn ink of ``t``, pixels, rows from the top."""
     x, y = t.get_transform().transform(t.get_position())
-    mask, x0, y0 = W._place_text(t, fig.dpi, x, y, height)
+    mask, x0, y0 = engine.place_text(t, fig.dpi, x, y, height)
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     return x0 + cols[0], y0 + rows[0], x0 + cols[-1] + 1, y0 + rows[-1] + 1
 
 
 def _label_groups(ex):
     """Lists of the shown labels of each panel side (neighbours in order)."""
-    for p in _panels(ex._layer):
+    for p in _panels(ex.artists):
         for name in ("row_text", "col_text"):
             shown = [t for t in getattr(p, name, []) if t.get_visible()
                      and t.get_text()]
@@ -722,7 +763,7 @@ def test_token_labels_are_readable_and_do_not_overlap(name, n):
     for word in words - {"extraordinarily"}:
         assert any(lab == word or lab.startswith(word + " ") for lab in labels), word
     if name.startswith("update"):  # the weights after the words are kept
-        rows = [t.get_text() for t in ex._layer.flow.row_text if t.get_visible()]
+        rows = [t.get_text() for t in ex.artists.flow.row_text if t.get_visible()]
         assert rows == [f"{lab} ({w:.2f})" for lab, w in
                         zip([r.rsplit(" (", 1)[0] for r in rows[:-1]],
                             ex.weights)] + ["sum = dE"]
@@ -735,5 +776,80 @@ def test_token_labels_are_readable_and_do_not_overlap(name, n):
 @pytest.mark.parametrize("name", TOKEN_EXPLORERS)
 def test_token_labels_of_long_sentences_shrink_to_at_least_9_px(name):
     ex = _token_explorer(name, 24)
-    _check_token_labels(ex, W.MIN_LABEL_PX)
+    _check_token_labels(ex, engine.MIN_LABEL_PX)
     ex.close()
+
+
+# --------------------------------------------------------------------------
+# the training monitor of lesson 09
+# --------------------------------------------------------------------------
+class _FakeHandle:
+    """Stands in for IPython's DisplayHandle: records every update."""
+
+    def __init__(self):
+        self.updates = []
+
+    def update(self, obj, raw=False):
+        self.updates.append((obj, raw))
+
+
+def test_training_monitor_shows_text_and_a_picture_not_a_widget_repr():
+    import base64
+
+    monitor = W.TrainingMonitor(steps=300, title="loss")
+    assert repr(monitor) == "<TrainingMonitor: 300 steps>"
+    bundle = monitor._repr_mimebundle_()
+    assert bundle["text/plain"] == "<TrainingMonitor: 300 steps>"
+    assert "VBox" not in bundle["text/plain"]
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(b"\x89PNG") and b"Software" not in png
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view["model_id"] == monitor.widget.model_id
+    monitor.widget.close()
+
+
+def test_training_monitor_records_the_finished_curve_only_at_the_end():
+    monitor = W.TrainingMonitor(steps=4)
+    handle = _FakeHandle()
+    monitor._handles.append(handle)
+    blank = monitor._repr_mimebundle_()["image/png"]
+    for step, loss in ((2, 1.0), (3, 0.5)):
+        monitor.update(step, loss)
+    assert handle.updates == []                      # not finished yet
+    monitor.update(4, 0.25)
+    assert monitor.bar.value == 4 and monitor.label.value == "loss 0.250"
+    assert len(handle.updates) == 1
+    final, raw = handle.updates[0]
+    assert raw and final["text/plain"] == "<TrainingMonitor: 4 steps>"
+    assert final["image/png"] != blank
+    # the same curve gives the same bytes (stored notebooks stay identical)
+    again = W.TrainingMonitor(steps=4)
+    for step, loss in ((2, 1.0), (3, 0.5), (4, 0.25)):
+        again.update(step, loss)
+    assert again._repr_mimebundle_()["image/png"] == final["image/png"]
+    monitor.widget.close()
+    again.widget.close()
+
+
+def test_training_monitor_records_every_step_but_redraws_rarely():
+    monitor = W.TrainingMonitor(steps=6, ylabel="cross-entropy + penalty",
+                                 redraw_every=3)
+    blank = monitor.image.value
+    monitor.update(1, 2.0)
+    monitor.update(2, 1.0)
+    assert monitor.image.value == blank              # no redraw yet
+    monitor.update(3, 0.5)
+    after_three = monitor.image.value
+    assert after_three != blank
+    for step in (4, 5, 6):
+        monitor.update(step, 0.1)
+    assert monitor.steps == [1, 2, 3, 4, 5, 6]       # every point kept
+    assert monitor.image.value != after_three       # last step redrawn
+    monitor.widget.close()
+
+
+def test_loss_figure_names_its_loss():
+    fig = W.loss_figure([3.0, 2.0, 1.0], title="loss",
+                        ylabel="cross-entropy + weight penalty")
+    assert fig.axes[0].get_ylabel() == "cross-entropy + weight penalty"
+    assert W.loss_figure([1.0]).axes[0].get_ylabel() == "training loss"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from helpers import nbtools  # noqa: E402
+from tools import common, execute  # noqa: E402
 
 
 def kernel_start_seconds(repeats: int = 3) -> float:
@@ -27,7 +27,7 @@ def kernel_start_seconds(repeats: int = 3) -> float:
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        nbtools.execute(nbformat.v4.new_notebook())
+        execute.execute(nbformat.v4.new_notebook())
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -38,11 +38,11 @@ def main(argv: list[str]) -> int:
     base = kernel_start_seconds()
     print(f"kernel start (empty notebook): {base:.1f} s")
     print(f"{'notebook':40s} {'total':>8s} {'cells':>8s}")
-    for path in nbtools.notebook_paths(argv or None):
-        nb = nbtools.read(path)
+    for path in common.notebook_paths(argv or None):
+        nb = common.read(path)
         start = time.perf_counter()
         try:
-            nbtools.execute(nb)
+            execute.execute(nb)
             status = ""
         except Exception as err:  # report and go on with the others
             status = f"  FAILED: {getattr(err, 'ename', type(err).__name__)}"

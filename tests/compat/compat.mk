@@ -11,7 +11,7 @@ COMPAT_PY    := $(COMPAT_VENV)/bin/python
 COMPAT_REQS  := tests/compat/requirements-compat.txt
 COMPAT_STAMP := $(COMPAT_VENV)/.installed
 # Tests of helpers/ only (the others need the dev tools: nbformat, yaml, nbval).
-COMPAT_TESTS  = $(wildcard tests/test_widgets.py tests/test_attention.py \
+COMPAT_TESTS  = $(wildcard tests/test_widgets.py tests/test_engine.py tests/test_attention.py \
                  tests/test_lexicon.py tests/test_heads.py tests/test_checks.py \
                  tests/test_plots.py tests/test_tinymodel.py)
 

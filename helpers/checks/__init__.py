@@ -1,0 +1,38 @@
+"""Exercise checkers: run a learner's function against the reference.
+
+Each ``check_*`` function takes the learner's function, runs it on several
+small cases (fixed numbers, seeded random numbers), compares the results with
+:mod:`helpers.attention` and returns ``True`` or ``False``. It prints exactly
+one line when everything is right, or a diagnosis naming the mistake and what
+to do about it. It never raises: anything the learner's code raises is caught
+and reported in plain words, so "Run All" carries on. A function that is still
+the exercise stub (raises ``NotImplementedError`` or returns ``None`` or
+``...``) gets a friendly "not done yet".
+
+One module per lesson (``lesson01`` ... ``lesson09``) holds that lesson's
+checkers; ``_core`` what they share. Usage in a notebook::
+
+    from helpers import checks
+    checks.check_softmax(my_softmax);
+"""
+from helpers.checks.lesson01 import check_cosine
+from helpers.checks.lesson02 import check_softmax
+from helpers.checks.lesson03 import check_scores
+from helpers.checks.lesson04 import check_attention
+from helpers.checks.lesson05 import check_update
+from helpers.checks.lesson06 import check_causal_mask
+from helpers.checks.lesson07 import check_multi_head
+from helpers.checks.lesson08 import check_cross_attention
+from helpers.checks.lesson09 import check_softmax_backward
+
+__all__ = [
+    "check_attention",
+    "check_causal_mask",
+    "check_cosine",
+    "check_cross_attention",
+    "check_multi_head",
+    "check_scores",
+    "check_softmax",
+    "check_softmax_backward",
+    "check_update",
+]

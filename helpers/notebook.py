@@ -1,0 +1,42 @@
+"""What the first cell of every lesson calls once ``helpers`` is importable:
+numpy prints 3 decimals, figures show inline as reproducible PNGs, and a
+figure's text form is its title (what a stored notebook shows without the
+picture)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+
+def _figure_text(fig, printer, cycle):
+    """``<figure: its title>`` instead of ``<Figure size 640x480 ...>``."""
+    titles = [fig._suptitle] if fig._suptitle else []
+    titles += [ax.title for ax in fig.axes]
+    title = next((t.get_text() for t in titles if t.get_text()), "")
+    printer.text(f"<figure: {title}>" if title else "<figure>")
+
+
+def setup_notebook(colab_home: str | None = None) -> None:
+    """Configure printing and plotting for a lesson; in Colab, also move to
+    ``colab_home/notebooks`` (where the lesson's relative paths point).
+    Silent, and safe to call again."""
+    if colab_home and "google.colab" in sys.modules:
+        os.chdir(os.path.join(colab_home, "notebooks"))
+    np.set_printoptions(precision=3, suppress=True)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: nothing more to configure
+        return
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    shell.run_line_magic("matplotlib", "inline")
+    from matplotlib.figure import Figure
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    # No "Software" entry in the PNGs: the stored images stay byte-identical.
+    set_matplotlib_formats("png", metadata={"Software": None})
+    shell.display_formatter.formatters["text/plain"].for_type(Figure, _figure_text)

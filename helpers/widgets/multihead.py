@@ -1,0 +1,223 @@
+"""Lesson 07: several heads on one sentence, and the parameter calculator."""
+
+from __future__ import annotations
+
+import html
+import math
+from types import SimpleNamespace
+
+import ipywidgets as widgets
+import numpy as np
+
+from helpers import heads
+from helpers.attention import (
+    attention_parameters,
+    multi_head_attention,
+)
+from helpers.widgets.base import (
+    Explorer,
+    _empty_state,
+    _read,
+    _sentence,
+    _sentence_box,
+)
+from helpers.widgets.engine import (
+    MAX_TOKENS,
+    WEIGHT_SCALE,
+)
+from helpers.widgets.panels import Bars, Heatmap
+
+_ALL = "all heads"
+
+
+class _MultiHeadExplorer(Explorer):
+    kind = "multi_head_explorer"
+    figsize = (12.0, 5.6)  # room for 24 readable labels in each grid panel
+
+    # state set by every update
+    all_weights: np.ndarray | None = None  # every head's pattern, (h, n, n)
+    dE: np.ndarray | None = None  # the multi-head update, (n, D_MODEL)
+
+    def __init__(self, sentence, head):
+        self._heads_list = heads.all_heads()
+        names = [h.name for h in self._heads_list]
+        self.sentence = _sentence_box(sentence)
+        self.head = widgets.Dropdown(options=[_ALL] + names,
+                                     value=head if head in names else _ALL,
+                                     description="Head:")
+        super().__init__([widgets.HBox([self.sentence, self.head])],
+                         [self.sentence, self.head])
+
+    def _build(self, art):
+        h = len(self._heads_list)
+        art.single = Heatmap(art, [0.16, 0.27, 0.5, 0.6],
+                             cbar_rect=[0.68, 0.27, 0.015, 0.6])
+        width, gap, left = 0.26, 0.025, 0.09
+        art.grid = []
+        for k in range(h):
+            x0 = left + k * (width + gap)
+            art.grid.append(Heatmap(
+                art, [x0, 0.27, width, 0.6],
+                cbar_rect=[x0 + width + 0.008, 0.27, 0.008, 0.6] if k == h - 1
+                else None,
+                rows=MAX_TOKENS if k == 0 else 0, title_size=10, small=True,
+                room=x0 if k == 0 else gap))
+
+    def _compute(self):
+        r = _read(self.sentence.value)
+        names = [h.name for h in self._heads_list]
+        choice = self.head.value
+        if r.empty:
+            shape = (len(names), 0, 0) if choice == _ALL else (0, 0)
+            return _empty_state(r, weights_shape=shape)
+        W_Q, W_K, W_V, W_O = heads.stack_heads(self._heads_list)
+
+        dE, A = multi_head_attention(r.E, W_Q, W_K, W_V, W_O)
+        if choice == _ALL:
+            weights = A
+        else:
+            weights = A[names.index(choice)]
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=weights, all=A, names=names, choice=choice,
+                               notes=r.notes, extra={"all_weights": A, "dE": dE})
+
+    def _paint(self, art, s):
+        single = s.choice != _ALL
+        art.single.set_visible(single)
+        for g in art.grid:
+            g.set_visible(not single)
+        if single:
+            k = s.names.index(s.choice)
+            desc = self._heads_list[k].description
+            return ("single",) + art.single.update(
+                s.weights, s.labels, s.labels, xlabel="key", ylabel="query",
+                title=f"Head '{s.choice}': {desc}", **WEIGHT_SCALE)
+        for k, g in enumerate(art.grid):
+            g.update(s.all[k], s.labels if k == 0 else [], s.labels,
+                     title=f"{s.names[k]}", xlabel="key",
+                     ylabel="query" if k == 0 else "", **WEIGHT_SCALE)
+        return ("grid",)
+
+
+def multi_head_explorer(sentence=None, head=_ALL):
+    """Lesson 07: several heads on one sentence.
+
+    ``.head`` picks one of the hand-built heads (adjective, sense, previous
+    token) or "all heads" for a grid. ``.weights`` is (n, n) for one head
+    and (h, n, n) for all of them; ``.all_weights`` always (h, n, n).
+    """
+    return _MultiHeadExplorer(_sentence("creature") if sentence is None
+                              else sentence, head)
+
+
+def _about(n: int) -> str:
+    """``57982058496`` -> ``"about 58 billion"``; ``6291456`` -> ``"about 6.3
+    million"``."""
+    for size, word in ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"),
+                       (10**3, "thousand")):
+        if n >= size:
+            x = n / size
+            return f"about {x:.1f} {word}" if x < 10 else f"about {x:.0f} {word}"
+    return f"{n}"
+
+
+class _ParameterCalculator(Explorer):
+    kind = "parameter_calculator"
+    figsize = (8.4, 3.8)
+
+    # state set by every update
+    lines: list = ()  # the printed table, one line per count
+
+    def __init__(self, d_model, d_k, n_heads, n_layers):
+        def box(value, name):
+            return widgets.BoundedIntText(value=value, min=1, max=10**6,
+                                          description=name,
+                                          layout=widgets.Layout(width="13em"),
+                                          style={"description_width": "initial"})
+
+        self.d_model = box(d_model, "d_model")
+        self.d_k = box(d_k, "d_k")
+        self.n_heads = box(n_heads, "heads")
+        self.n_layers = box(n_layers, "layers")
+        self.table = widgets.HTML(value="")
+        self.counts = {}
+        inputs = [self.d_model, self.d_k, self.n_heads, self.n_layers]
+        super().__init__([widgets.HBox(inputs), self.table], inputs)
+
+    def _build(self, art):
+        art.bars = Bars(art, [0.3, 0.17, 0.55, 0.7], rows=8,
+                        xlabel="parameters (log scale)")
+        art.bars.ax.set_xlim(1.0, 10.0)
+        art.bars.ax.set_xscale("log")
+
+    def _lines(self):
+        c, d, k = self.counts, self.d_model.value, self.d_k.value
+        h, L = self.n_heads.value, self.n_layers.value
+        ratio = c["square_value"] / c["value_down"]
+        return [
+            f"W_Q (d_model x d_k = {d:,} x {k:,}): {c['query']:,}",
+            f"W_K: {c['key']:,}",
+            f"value-down (d_model x d_k): {c['value_down']:,}",
+            f"value-up (d_k x d_model): {c['value_up']:,}",
+            f"a square value map (d_model x d_model) would be {c['square_value']:,}"
+            f" ({ratio:.3g} times one d_model x d_k matrix)",
+            f"per head (4 matrices): {c['per_head']:,} ({_about(c['per_head'])})",
+            f"per block ({h:,} heads): {c['per_block']:,} ({_about(c['per_block'])})",
+            f"all {L:,} layers: {c['total']:,} ({_about(c['total'])})",
+        ]
+
+    def _compute(self):
+        notes = []
+        vals = {}
+        for name in ("d_model", "d_k", "n_heads", "n_layers"):
+            v = getattr(self, name).value
+            try:
+                v = int(v)
+            except (TypeError, ValueError):
+                v = 1
+            if v < 1:
+                notes.append(f"{name} must be at least 1: using 1.")
+                v = 1
+            vals[name] = v
+        if vals["d_k"] > vals["d_model"]:
+            notes.append("d_k is larger than d_model: the low-rank value map is "
+                         "then no smaller than a square one.")
+        self.counts = attention_parameters(**vals)
+        lines = self._lines()
+        self.table.value = ("<pre style='line-height:1.35'>"
+                            + html.escape("\n".join(lines)) + "</pre>")
+        return SimpleNamespace(empty=False, tokens=[], weights=np.zeros((0, 0)),
+                               notes=notes, counts=dict(self.counts),
+                               extra={"lines": lines})
+
+    def _paint(self, art, s):
+        c = s.counts
+        labels = ["W_Q", "W_K", "value-down", "value-up", "square value map",
+                  "per head", "per block", "all layers"]
+        values = np.array([c["query"], c["key"], c["value_down"], c["value_up"],
+                           c["square_value"], c["per_head"], c["per_block"],
+                           c["total"]], dtype=float)
+        hi = 10.0 ** math.ceil(math.log10(max(values.max(), 10.0)) + 0.6)
+        key = art.bars.update(values, labels, xlim=(1.0, hi), fmt="{:,.0f}",
+                              title="Attention parameters", highlight=7)
+        art.bars.ax.set_xlim(1.0, hi)
+        for r in art.bars.bars[0]:
+            r.set_x(1.0)
+            r.set_width(max(r.get_width() - 1.0, 0.0))
+        return key
+
+    def _summary(self):
+        return "<parameter_calculator>\n" + "\n".join(getattr(self, "lines", []))
+
+
+def parameter_calculator(d_model=12288, d_k=128, n_heads=96, n_layers=96):
+    """Lesson 07: count the parameters of attention.
+
+    Inputs ``.d_model``, ``.d_k``, ``.n_heads``, ``.n_layers``; the counts
+    are in ``.counts`` (per query/key/value-down/value-up matrix, the square
+    value map, per head, per block, total) and printed in ``.lines``. The
+    defaults are GPT-3's: 1,572,864 per matrix, 150,994,944 for a square
+    value map, about 6.3 million per head, 604 million per block, 58 billion
+    in all 96 layers.
+    """
+    return _ParameterCalculator(d_model, d_k, n_heads, n_layers)

@@ -1,0 +1,287 @@
+"""Panels of the explorers: a heatmap and a bar chart whose labels follow
+the sentence. Built once per figure from a :class:`FigureArtists`; each
+``update`` changes only the data and returns the key of its static content
+(the cached background of :func:`render_png`)."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+from matplotlib.patches import Rectangle
+from matplotlib.transforms import blended_transform_factory, offset_copy
+
+from helpers.plots import number_text
+from helpers.widgets.engine import (
+    BAD_COLOUR,
+    BAR,
+    BAR_AFTER,
+    BAR_HIGHLIGHT,
+    CMAP,
+    FEATURE_LABEL_SIZE,
+    MAX_TOKENS,
+    fit_label,
+    label_size,
+    labels_width,
+    nice_limit,
+    set_text,
+    small_label_size,
+)
+
+
+class Heatmap:
+    """An image with token labels on both sides, a title and a colour bar."""
+
+    def __init__(self, art, rect, *, cbar_rect=None, clabel="attention weight",
+                 rows=MAX_TOKENS, cols=MAX_TOKENS, cmap=CMAP, title_size=11,
+                 annotate=False, col_size=None, small=False, room=None,
+                 extra_rows=0):
+        fig = art.fig
+        self.extra_rows = extra_rows  # rows that are not tokens (e.g. a sum)
+        self.col_size = col_size  # None: the size follows the number of labels
+        self.small = small  # the small panels of the all-heads grid
+        # room (pixels) for the row labels (left of the image, ``room``: the
+        # figure fraction free on the left) and the column labels (below)
+        w_px, h_px = fig.bbox.width, fig.bbox.height
+        self._room = (w_px * (rect[0] if room is None else room), h_px * rect[1])
+        self.art = art
+        self.ax = ax = fig.add_axes(rect)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        cm = matplotlib.colormaps[cmap].with_extremes(bad=BAD_COLOUR)
+        self.im = art.add(ax.imshow(np.zeros((1, 1)), cmap=cm, vmin=0, vmax=1,
+                                    aspect="auto", interpolation="nearest"))
+        self.cbar = None
+        if cbar_rect is not None:
+            self.cbar = fig.colorbar(self.im, cax=fig.add_axes(cbar_rect))
+            self.cbar.set_label(clabel)
+        left = blended_transform_factory(
+            offset_copy(ax.transAxes, fig=fig, x=-3, y=0, units="points"), ax.transData
+        )
+        below = blended_transform_factory(
+            ax.transData, offset_copy(ax.transAxes, fig=fig, x=0, y=-3, units="points")
+        )
+        self.row_text = [art.text(0, i, ax=ax, transform=left, ha="right",
+                                  va="center") for i in range(rows)]
+        self.col_text = [art.text(j, 0, ax=ax, transform=below, ha="center",
+                                  va="top", rotation=90) for j in range(cols)]
+        self.cell_text = []
+        if annotate:  # True: as many columns as labels; an int: that many
+            n_cols = cols if annotate is True else int(annotate)
+            self.cell_text = [[art.text(j, i, ax=ax, transform=ax.transData,
+                                        ha="center", va="center", fontsize=7)
+                               for j in range(n_cols)] for i in range(rows)]
+        self.title = art.text(0.5, 1.0, ax=ax, ha="center", va="bottom",
+                              fontsize=title_size,
+                              transform=offset_copy(ax.transAxes, fig=fig, y=4,
+                                                      units="points"))
+        self.xlabel = art.text(0.5, 0, ax=ax, ha="center", va="top", fontsize=9)
+        self.ylabel = art.text(0, 0.5, ax=ax, ha="right", va="center", fontsize=9,
+                               rotation=90)
+        self._label_offsets = None
+
+    def set_visible(self, on: bool):
+        self.ax.set_visible(on)
+        if self.cbar is not None:
+            self.cbar.ax.set_visible(on)
+
+    def update(self, data, row_labels, col_labels, *, title="", xlabel="",
+               ylabel="", vmin=0.0, vmax=1.0, row_colours=None, col_colours=None,
+               features=False):
+        """``features``: the columns are feature names (FEATURE_LABEL_SIZE)."""
+        data = np.asarray(data, dtype=float)
+        n, m = data.shape
+        finite = np.isfinite(data)
+        self.im.set_data(data if finite.all() else np.ma.masked_array(data, ~finite))
+        self.im.set_extent((-0.5, m - 0.5, n - 0.5, -0.5))
+        self.im.set_clim(vmin, vmax)
+        self.ax.set_xlim(-0.5, m - 0.5)
+        self.ax.set_ylim(n - 0.5, -0.5)
+        sizes = self._label_sizes(row_labels, col_labels)
+        if features:
+            sizes = (sizes[0], FEATURE_LABEL_SIZE)
+        row_labels = self._fit(row_labels, sizes[0], self._room[0], ylabel)
+        if self.col_size is None and not features:  # token labels
+            col_labels = self._fit(col_labels, sizes[1], self._room[1], xlabel)
+        for texts, labels, colours, size in (
+                (self.row_text, row_labels, row_colours, sizes[0]),
+                (self.col_text, col_labels, col_colours, sizes[1])):
+            for i, t in enumerate(texts):
+                on = i < len(labels)
+                set_text(t, labels[i] if on else None, visible=on, size=size,
+                         colour=(colours[i] if colours is not None else "black")
+                         if on else None)
+        if self.cell_text:
+            middle = (vmin + vmax) / 2
+            for i, row in enumerate(self.cell_text):
+                for j, t in enumerate(row):
+                    on = i < n and j < m
+                    if not on:
+                        set_text(t, visible=False)
+                        continue
+                    v = data[i, j]
+                    set_text(t, number_text(v, "{:.1f}") if np.isfinite(v) else "",
+                             colour="black" if v > middle else "white")
+        set_text(self.title, title)
+        set_text(self.xlabel, xlabel)
+        set_text(self.ylabel, ylabel)
+        # put the axis titles just beyond the longest label
+        dpi = self.art.fig.dpi
+        offsets = (
+            -(labels_width(tuple(row_labels), sizes[0], dpi) * 72.0 / dpi + 6),
+            -(labels_width(tuple(col_labels), sizes[1], dpi) * 72.0 / dpi + 6),
+        )
+        if offsets != self._label_offsets:
+            fig, ax = self.art.fig, self.ax
+            self.ylabel.set_transform(offset_copy(ax.transAxes, fig=fig,
+                                                  x=offsets[0], units="points"))
+            self.xlabel.set_transform(offset_copy(ax.transAxes, fig=fig,
+                                                  y=offsets[1], units="points"))
+            self._label_offsets = offsets
+        return ("heat", round(float(vmin), 6), round(float(vmax), 6))
+
+    def _label_sizes(self, row_labels, col_labels):
+        size = small_label_size if self.small else label_size
+        col = self.col_size if self.col_size is not None else size(len(col_labels))
+        return size(max(len(row_labels) - self.extra_rows, 0)), col
+
+    def label_room(self, size, room, axis_title):
+        """(pixels of the font, pixels free for a label) at ``size`` points
+        with ``room`` pixels between the image and the picture's edge."""
+        dpi = self.art.fig.dpi
+        px = max(int(round(size * dpi / 72.0)), 1)
+        room -= (3 + 2) * dpi / 72.0  # the 3 pt gap to the image, a margin
+        if axis_title:  # the title is 6 pt beyond the labels, 9 pt high
+            room -= (6 + 9 * 1.3) * dpi / 72.0
+        return px, float(int(room))
+
+    def _fit(self, labels, size, room, axis_title):
+        """Cut labels that would not fit between the image and the picture's
+        edge (leaving room for the axis title beyond them)."""
+        px, room = self.label_room(size, room, axis_title)
+        return [fit_label(label, px, room) for label in labels]
+
+    def group_columns(self, groups, names):
+        """Mark groups of columns that never change (the feature columns):
+        white separator lines between the groups and each group's name below
+        the column labels. ``groups``: [(name, number of columns), ...]."""
+        art, ax, fig = self.art, self.ax, self.art.fig
+        size = self.col_size or label_size(len(names))
+        below = (labels_width(tuple(names), size, fig.dpi) * 72.0 / fig.dpi + 6)
+        under = blended_transform_factory(
+            ax.transData, offset_copy(ax.transAxes, fig=fig, y=-below, units="points"))
+        start = 0
+        self.separators, self.group_text = [], []
+        for k, (name, count) in enumerate(groups):
+            if k:
+                line = ax.axvline(start - 0.5, color="white", lw=2.5)
+                self.separators.append(art.add(line))  # drawn over the image
+            self.group_text.append(ax.text(
+                start + (count - 1) / 2, 0, name, transform=under, ha="center",
+                va="top", fontsize=size, color="#444444", parse_math=False))
+            start += count
+
+
+class Bars:
+    """Horizontal bars, one row per label (``series`` bars per row)."""
+
+    def __init__(self, art, rect, *, rows=MAX_TOKENS, series=1, xlabel="",
+                 colours=(BAR, BAR_AFTER, "#21918c"), legend=None,
+                 values=True, title_size=10, room=None):
+        fig = art.fig
+        # pixels free for the labels left of the bars (``room``: a figure
+        # fraction, when another panel is nearer than the picture's edge)
+        self._room = fig.bbox.width * (rect[0] if room is None else room)
+        self.ax = ax = fig.add_axes(rect)
+        ax.set_yticks([])
+        ax.set_xlabel(xlabel, fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.axvline(0, color="black", lw=0.8)
+        self.series = series
+        height = 0.8 / series
+        self.bars = []
+        for k in range(series):
+            row = []
+            for i in range(rows):
+                r = Rectangle((0, i - 0.4 + k * height), 0, height,
+                              color=colours[k % len(colours)])
+                ax.add_patch(r)
+                row.append(art.add(r))
+            self.bars.append(row)
+        self.colours = colours
+        left = blended_transform_factory(
+            offset_copy(ax.transAxes, fig=fig, x=-3, y=0, units="points"), ax.transData
+        )
+        self.row_text = [art.text(0, i, ax=ax, transform=left, ha="right",
+                                  va="center") for i in range(rows)]
+        self.value_text = []
+        if values:
+            for k in range(series):
+                y0 = -0.4 + (k + 0.5) * height
+                self.value_text.append([
+                    art.text(0, i + y0, ax=ax, transform=ax.transData,
+                             va="center", fontsize=7) for i in range(rows)
+                ])
+        self.title = art.text(0.5, 1.0, ax=ax, ha="center", va="bottom",
+                              fontsize=title_size,
+                              transform=offset_copy(ax.transAxes, fig=fig, y=4,
+                                                      units="points"))
+        if legend:
+            handles = [Rectangle((0, 0), 1, 1, color=colours[k])
+                       for k in range(len(legend))]
+            ax.legend(handles, legend, fontsize=7, loc="upper center",
+                      bbox_to_anchor=(0.5, -0.16), frameon=False)
+
+    def set_visible(self, on: bool):
+        self.ax.set_visible(on)
+
+    def update(self, values, labels, *, title="", xlim=None, highlight=None,
+               fmt="{:.2f}"):
+        """``values``: (n,) or (series, n)."""
+        values = np.atleast_2d(np.asarray(values, dtype=float))
+        n = values.shape[1]
+        if xlim is None:
+            lo = min(0.0, float(np.nanmin(values))) if n else 0.0
+            hi = max(0.0, float(np.nanmax(values))) if n else 1.0
+            lim = nice_limit(max(abs(lo), abs(hi)))
+            xlim = (-lim if lo < 0 else 0.0, lim if hi > 0 or lo >= 0 else 0.0)
+        lo, hi = xlim
+        pad = 0.12 * (hi - lo)  # room for the value labels
+        self.ax.set_xlim(lo - (pad if lo < 0 else 0), hi + pad)
+        self.ax.set_ylim(n - 0.5, -0.5)
+        size = label_size(n)
+        dpi = self.ax.figure.dpi
+        px = max(int(round(size * dpi / 72.0)), 1)
+        room = float(int(self._room - 5 * dpi / 72.0))
+        labels = [fit_label(label, px, room) for label in labels]
+        for k, row in enumerate(self.bars):
+            for i, r in enumerate(row):
+                on = i < n and k < values.shape[0]
+                if r.get_visible() != on:
+                    r.set_visible(on)
+                if on:
+                    v = values[k, i] if np.isfinite(values[k, i]) else 0.0
+                    r.set_width(v)
+                    colour = self.colours[k % len(self.colours)]
+                    if highlight is not None and i == highlight and self.series == 1:
+                        colour = BAR_HIGHLIGHT
+                    if getattr(r, "_attn_colour", None) != colour:
+                        r.set_color(colour)
+                        r._attn_colour = colour
+            if k < len(self.value_text):
+                for i, t in enumerate(self.value_text[k]):
+                    on = i < n and k < values.shape[0]
+                    if not on:
+                        set_text(t, visible=False)
+                        continue
+                    v = values[k, i]
+                    set_text(t, number_text(v, fmt) if np.isfinite(v) else "-inf")
+                    t.set_x(v if np.isfinite(v) else 0.0)
+                    t.set_horizontalalignment("left" if v >= 0 else "right")
+        for i, t in enumerate(self.row_text):
+            on = i < n
+            set_text(t, labels[i] if on else None, visible=on, size=size,
+                     colour=(BAR_HIGHLIGHT if i == highlight else "black")
+                     if on else None)
+        set_text(self.title, title)
+        return ("bars", round(lo, 9), round(hi, 9))
+

@@ -1,0 +1,189 @@
+"""Lessons 03-04: queries against keys, and the attention pattern with a
+temperature and both drawing conventions."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import ipywidgets as widgets
+import numpy as np
+
+from helpers.attention import (
+    softmax,
+)
+from helpers.widgets.base import (
+    Explorer,
+    SentenceExplorer,
+    _choose,
+    _empty_state,
+    _head,
+    _project,
+    _read,
+    _sentence,
+    _sentence_box,
+)
+from helpers.widgets.engine import (
+    BAR_HIGHLIGHT,
+    WEIGHT_SCALE,
+    nice_limit,
+)
+from helpers.widgets.panels import Bars, Heatmap
+
+_SLOT_NAMES = {
+    "adjective": ["adjective?", "order (1)", "order (2)"],
+}
+
+
+class _QKExplorer(SentenceExplorer):
+    kind = "qk_explorer"
+    figsize = (8.4, 6.6)  # room for 24 keys (9 px labels)
+    token_label = "Query token:"
+
+    # state set by every update
+    query_vector: np.ndarray | None = None  # the chosen token's query, (d_k,)
+    key_vectors: np.ndarray | None = None  # every key, (n, d_k)
+    scores: np.ndarray | None = None  # raw scores q . k_j, (n,)
+    target: int | None = None  # index of the query token
+
+    def _build(self, art):
+        d_k = _head("adjective_head").W_Q.shape[1]
+        art.query = Heatmap(art, [0.17, 0.79, 0.3, 0.05], rows=1, cols=0,
+                            title_size=10, annotate=d_k)
+        art.keys = Heatmap(art, [0.17, 0.22, 0.3, 0.5],
+                           cbar_rect=[0.49, 0.22, 0.015, 0.62],
+                           clabel="vector entry", cols=d_k,
+                           title_size=10, annotate=True)
+        art.products = Bars(art, [0.7, 0.22, 0.27, 0.62],
+                            xlabel="query . key (raw score)")
+
+    def _compute(self):
+        r = _read(self.sentence.value)
+        t = self._picker.sync(self, r.tokens)
+        if r.empty:
+            return _empty_state(r, weights_shape=(0,))
+        head = _head("adjective_head")
+        Q, K, _ = _project(head, r.E)
+        q = Q[t]
+        products = K @ q
+        d_k = Q.shape[1]
+        w = softmax(products / np.sqrt(d_k))
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=w, target=t, q=q, K=K, products=products,
+                               notes=r.notes,
+                               extra={"query_vector": q, "key_vectors": K,
+                                      "scores": products,
+                                      "target": t})
+
+    def _paint(self, art, s):
+        d_k = s.K.shape[1]
+        slots = _SLOT_NAMES.get("adjective", [])
+        slots = slots if len(slots) == d_k else [f"slot {i}" for i in range(d_k)]
+        lim = nice_limit(max(np.max(np.abs(s.K)), np.max(np.abs(s.q)), 1e-9))
+        label = s.labels[s.target]
+        art.query.update(s.q[None, :], [f"query {label}"], [], vmin=-lim, vmax=lim,
+                         title=f"Query of '{label}': what it looks for")
+        k1 = art.keys.update(s.K, s.labels, slots, vmin=-lim, vmax=lim,
+                             title="Keys: what each token offers",
+                             xlabel="query/key slot (adjective head)",
+                             row_colours=[BAR_HIGHLIGHT if i == s.target
+                                            else "black" for i in range(len(s.labels))])
+        best = int(np.argmax(s.products))
+        k2 = art.products.update(s.products, s.labels, highlight=best,
+                                 title=f"'{label}' . each key")
+        return k1 + k2
+
+
+def qk_explorer(sentence=None, token=None):
+    """Lesson 03: pick a query token and compare its query with every key.
+
+    Uses the hand-built adjective head (``d_k = 3``). Shows the query vector
+    of the chosen token (``.token``, an index), the key of every token and
+    the dot products ``q . k_j`` (raw scores, ``.scores``). ``.weights`` is
+    ``softmax(scores / sqrt(d_k))``, shape (n,).
+    """
+    ex = _QKExplorer(_sentence("creature") if sentence is None else sentence)
+    _choose(ex, token)
+    return ex
+
+
+# --------------------------------------------------------------------------
+# 04: the attention pattern
+# --------------------------------------------------------------------------
+_ROWS, _VIDEO = "rows = queries", "video: keys as rows"
+
+
+class _PatternExplorer(Explorer):
+    kind = "pattern_explorer"
+    figsize = (7.0, 5.8)
+
+    # state set by every update
+    scores: np.ndarray | None = None  # scaled scores, (n, n)
+    shown: np.ndarray | None = None  # the drawn array (video: transposed)
+
+    def __init__(self, sentence, temperature, scaled, convention):
+        self.sentence = _sentence_box(sentence)
+        self.temperature = widgets.FloatSlider(
+            value=temperature, min=0.1, max=5.0, step=0.05, description="Temperature",
+            continuous_update=True, style={"description_width": "initial"})
+        self.scaling = widgets.Checkbox(value=scaled, description="divide by sqrt(d_k)",
+                                        indent=False)
+        self.convention = widgets.ToggleButtons(options=[_ROWS, _VIDEO],
+                                                value=convention)
+        controls = [self.sentence,
+                    widgets.HBox([self.temperature, self.scaling]), self.convention]
+        super().__init__(controls, [self.sentence, self.temperature, self.scaling,
+                                    self.convention])
+
+    def _build(self, art):
+        art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
+                           cbar_rect=[0.83, 0.25, 0.03, 0.63])
+
+    def _compute(self):
+        r = _read(self.sentence.value)
+        if r.empty:
+            return _empty_state(r)
+        head = _head("adjective_head")
+        Q, K, _ = _project(head, r.E)
+        d_k = Q.shape[1]
+        T = float(self.temperature.value)
+        notes = list(r.notes)
+        if not math.isfinite(T) or T <= 0:
+            notes.append("The temperature must be positive: using 1.")
+            T = 1.0
+        scale = 1.0 / np.sqrt(d_k) if self.scaling.value else 1.0
+        scores = (Q @ K.T) * scale
+        A = softmax(scores / T)
+        video = self.convention.value == _VIDEO
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=A, video=video, T=T,
+                               scaled=bool(self.scaling.value), notes=notes,
+                               extra={"scores": scores,
+                                      "shown": A.T if video else A})
+
+    def _paint(self, art, s):
+        how = "scaled by 1/sqrt(d_k)" if s.scaled else "not scaled"
+        if s.video:
+            return art.heat.update(
+                s.weights.T, s.labels, s.labels,
+                title=f"Video convention: keys as rows, softmax down each column\n"
+                      f"T = {s.T:.2f}, {how}",
+                xlabel="query (each column sums to 1)", ylabel="key",
+                **WEIGHT_SCALE)
+        return art.heat.update(
+            s.weights, s.labels, s.labels,
+            title=f"Rows = queries, softmax along each row\nT = {s.T:.2f}, {how}",
+            xlabel="key", ylabel="query (each row sums to 1)", **WEIGHT_SCALE)
+
+
+def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_ROWS):
+    """Lesson 04: the attention pattern with a temperature and both conventions.
+
+    ``A = softmax(Q K^T * s / T)`` for the adjective head, with ``s`` =
+    ``1/sqrt(d_k)`` when ``.scaling`` is ticked and ``T`` = ``.temperature``.
+    ``.convention`` switches the drawing between rows = queries and the
+    video style (keys as rows, softmax down each column). ``.weights`` is
+    always (n, n) with rows = queries; ``.shown`` is what is drawn.
+    """
+    return _PatternExplorer(_sentence("creature") if sentence is None else sentence,
+                            temperature, scaled, convention)

@@ -1,0 +1,278 @@
+"""Lessons 05-06: the values that flow into a token (and the sense it ends
+up with), and the causal mask step by step."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import ipywidgets as widgets
+import numpy as np
+
+from helpers import heads, lexicon
+from helpers.attention import (
+    causal_mask,
+    scaled_dot_product_attention,
+    softmax,
+)
+from helpers.widgets.base import (
+    sense_name,
+    sense_verdict,
+    Explorer,
+    TokenPicker,
+    _choose,
+    _empty_state,
+    _head,
+    _project,
+    _read,
+    _sentence,
+    _sentence_box,
+    _value_up,
+)
+from helpers.widgets.engine import (
+    BAR_HIGHLIGHT,
+    FEATURE_LABEL_SIZE,
+    MAX_TOKENS,
+    WEIGHT_RANGE,
+    fit_label,
+    label_width,
+    nice_limit,
+)
+from helpers.widgets.panels import Bars, Heatmap
+
+_UPDATE_HEADS = {"sense": "sense_head", "adjective": "adjective_head",
+                 "previous token": "previous_token_head"}
+
+
+def _written_columns(head):
+    """The embedding columns a head's value-up writes into."""
+    return np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
+
+
+class _UpdateExplorer(Explorer):
+    kind = "update_explorer"
+    figsize = (10.0, 5.8)  # room for up to 26 readable feature columns
+
+    # state set by every update
+    dE: np.ndarray | None = None  # the update of the chosen token, (D_MODEL,)
+    target: int | None = None  # index of the chosen token
+    before_sense: str | None = None  # nearest sense before (or "tie")
+    after_sense: str | None = None  # nearest sense after (or "tie")
+    senses: dict | None = None  # cosines to each sense, before and after
+    sense_note: str = ""  # the verdict, e.g. "before: ... -> after: ..."
+
+    def __init__(self, sentence, head):
+        self.sentence = _sentence_box(sentence)
+        self._picker = TokenPicker("Token:")
+        self.token = self._picker.widget
+        self.head = widgets.Dropdown(options=list(_UPDATE_HEADS),
+                                     value=head if head in _UPDATE_HEADS else "sense",
+                                     description="Head:",
+                                     layout=widgets.Layout(width="14em"))
+        super().__init__([widgets.HBox([self.sentence, self.token, self.head])],
+                         [self.sentence, self.token, self.head])
+
+    def _build(self, art):
+        n_cols = max(len(_written_columns(_head(f))) for f in _UPDATE_HEADS.values())
+        art.flow = Heatmap(art, [0.17, 0.25, 0.43, 0.62],
+                           cbar_rect=[0.61, 0.25, 0.013, 0.62],
+                           clabel="weight x value", rows=MAX_TOKENS + 1,
+                           cols=n_cols, title_size=10, extra_rows=1,
+                           col_size=FEATURE_LABEL_SIZE,
+                           cmap="RdBu_r")  # signed: diverging, centred on 0
+        art.sense = Bars(art, [0.8, 0.25, 0.18, 0.62], series=2,
+                         rows=5, xlabel="cosine similarity", room=0.8 - 0.7,
+                         legend=["before (E)", "after (E')"])
+
+    def _compute(self):
+        lex, hd = lexicon, heads
+        r = _read(self.sentence.value)
+        t = self._picker.sync(self, r.tokens)
+        if r.empty:
+            return _empty_state(r, weights_shape=(0,))
+        head = _head(_UPDATE_HEADS.get(self.head.value, "sense_head"))
+        cols = _written_columns(head)
+        Q, K, V = _project(head, r.E)
+        _, A = scaled_dot_product_attention(Q, K, V)
+        a = A[t]
+        flowing = a[:, None] * _value_up(head, V)  # (n, D_MODEL)
+        dE = flowing.sum(axis=0)
+        before, after = r.E[t], r.E[t] + dE
+        word = r.tokens[t]
+        extra = {"dE": dE, "target": t, "before_sense": None, "after_sense": None,
+                 "senses": None, "sense_note": ""}
+        if word in hd.SENSES:
+            _, b = hd.nearest_sense(word, before)
+            _, af = hd.nearest_sense(word, after)
+            names = list(b)
+            cos = np.array([[b[k] for k in names], [af[k] for k in names]])
+            b_verdict, a_verdict = sense_verdict(b), sense_verdict(af)
+            note = f"before: {b_verdict} \u2192 after: {a_verdict}"
+            extra.update(before_sense=sense_name(b), after_sense=sense_name(af),
+                         senses={"before": b, "after": af}, sense_note=note)
+            verdict = f"nearest sense\nbefore: {b_verdict}\n\u2192 after: {a_verdict}"
+        else:
+            n_feat = len(lex.FEATURES)
+            change = np.abs(dE[:n_feat])
+            top = [i for i in np.argsort(-change, kind="stable")[:5]
+                   if change[i] > 1e-9]
+            for i in np.argsort(-np.abs(after[:n_feat]), kind="stable"):
+                if len(top) >= 3:
+                    break
+                if i not in top:
+                    top.append(i)  # pad with the word's own largest features
+            top = np.array(top, dtype=int)
+            cos = np.vstack([before[top], after[top]])  # feature values
+            names = [lex.FEATURES[i] for i in top]
+            verdict = "features that\nchanged most"
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=a, target=t, flowing=flowing, dE=dE,
+                               cos=cos, names=names, verdict=verdict, notes=r.notes,
+                               cols=cols, head_name=self.head.value,
+                               is_sense=word in hd.SENSES, extra=extra)
+
+    def _paint(self, art, s):
+        feats = lexicon.feature_names()
+        cols = [feats[c] for c in s.cols]
+        data = np.vstack([s.flowing[:, s.cols], s.dE[None, s.cols]])
+        lim = nice_limit(max(np.max(np.abs(data)), 1e-9))
+        label = s.labels[s.target]
+        rows = s.labels + ["sum = dE"]
+        # cut long words, never the weight after them
+        px, room = art.flow.label_room(art.flow._label_sizes(rows, [])[0],
+                                       art.flow._room[0], True)
+        room -= label_width(" (0.00)", px)
+        rows = [f"{fit_label(lab, px, room)} ({w:.2f})"
+                for lab, w in zip(s.labels, s.weights)] + rows[-1:]
+        colours = ["black"] * len(s.labels) + [BAR_HIGHLIGHT]
+        k1 = art.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
+                             title=f"Values flowing into '{label}' (weight x V W_up)",
+                             xlabel=f"feature written by the {s.head_name} head",
+                             ylabel="key token (attention weight)",
+                             row_colours=colours)
+        if s.is_sense:
+            k2 = art.sense.update(s.cos, s.names, xlim=(-1.0, 1.0),
+                                  title=f"'{label}': {s.verdict}")
+            xlabel = "cosine similarity to the sense"
+        else:
+            k2 = art.sense.update(s.cos, s.names, title=f"'{label}': {s.verdict}")
+            xlabel = "feature value"
+        if art.sense.ax.get_xlabel() != xlabel:
+            art.sense.ax.set_xlabel(xlabel, fontsize=9)
+        k2 = k2 + (xlabel,)
+        return k1 + k2
+
+
+def update_explorer(sentence=None, token=None, head="sense"):
+    """Lesson 05: the values that flow into one token, and where it ends up.
+
+    A hand-built head (``.head``: "sense" by default, "adjective" to see
+    "creature" pick up "fluffy" and "blue", or "previous token") on a typed
+    sentence. For the chosen token (``.token``, an index) the left panel
+    shows every key's weighted value ``A[i, j] * V_j`` (in the feature
+    columns the head writes) and their sum ``dE``; the right panel compares
+    ``E`` and ``E' = E + dE`` with the senses of "bank"/"mole"
+    (``.before_sense``, ``.after_sense``: a sense name, or "tie" when two
+    senses are equally near; cosines in ``.senses``; the verdict, e.g.
+    "before: tie (0.79 each) → after: river (0.86)", in ``.sense_note``) or
+    with the nearest words.
+    ``.weights`` is the token's (n,) row of ``A``; ``.dE`` the update.
+    """
+    ex = _UpdateExplorer(_sentence("bank_river") if sentence is None else sentence,
+                         head)
+    _choose(ex, token)
+    return ex
+
+
+# --------------------------------------------------------------------------
+# 06: masking
+# --------------------------------------------------------------------------
+_STEPS = [("1 scores", 1), ("2 masked scores", 2), ("3 softmax", 3), ("4 output", 4)]
+
+
+class _MaskExplorer(Explorer):
+    kind = "mask_explorer"
+    figsize = (7.4, 5.8)
+
+    # state set by every update
+    scores: np.ndarray | None = None  # Q K^T / sqrt(d_k), (n, n)
+    masked_scores: np.ndarray | None = None  # scores with -inf above the diagonal
+    output: np.ndarray | None = None  # dE = A V in the written columns
+    shown: np.ndarray | None = None  # the drawn array
+
+    def __init__(self, sentence, masked, step):
+        self.sentence = _sentence_box(sentence)
+        self.mask = widgets.Checkbox(value=masked, description="causal mask",
+                                     indent=False)
+        self.step = widgets.ToggleButtons(options=_STEPS, value=step)
+        super().__init__([self.sentence, widgets.HBox([self.mask, self.step])],
+                         [self.sentence, self.mask, self.step])
+
+    def _build(self, art):
+        head = _head("adjective_head")
+        self._cols = np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
+        art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
+                           cbar_rect=[0.83, 0.25, 0.03, 0.63],
+                           cols=max(MAX_TOKENS, len(self._cols)))
+
+    def _compute(self):
+        r = _read(self.sentence.value)
+        if r.empty:
+            return _empty_state(r)
+        head = _head("adjective_head")
+        Q, K, V = _project(head, r.E)
+        n, d_k = Q.shape
+        scores = Q @ K.T / np.sqrt(d_k)
+        allowed = causal_mask(n) if self.mask.value else np.ones((n, n), bool)
+        masked = np.where(allowed, scores, -np.inf)
+        A = softmax(masked)
+        out = (A @ _value_up(head, V))[:, self._cols]
+        step = int(self.step.value)
+        shown = {1: scores, 2: masked, 3: A, 4: out}[step]
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=A, step=step, shown=shown, masked_on=bool(
+                                   self.mask.value), notes=r.notes,
+                               extra={"scores": scores, "masked_scores": masked,
+                                      "output": out, "shown": shown})
+
+    def _paint(self, art, s):
+        on = "causal mask on" if s.masked_on else "no mask"
+        if s.step in (1, 2):
+            finite = s.shown[np.isfinite(s.shown)]
+            lim = nice_limit(np.max(np.abs(finite)) if finite.size else 1.0)
+            vmin, vmax = -lim, lim
+        elif s.step == 3:
+            vmin, vmax = WEIGHT_RANGE
+        else:
+            lim = nice_limit(max(np.max(np.abs(s.shown)), 1e-9))
+            vmin, vmax = -lim, lim
+        if s.step == 4:
+            feats = lexicon.feature_names()
+            cols, xlabel = [feats[c] for c in self._cols], "feature of the update dE"
+        else:
+            cols, xlabel = s.labels, "key"
+        title = {
+            1: "Step 1: scores Q K^T / sqrt(d_k)",
+            2: "Step 2: masked scores (grey = -inf, a later token)"
+            if s.masked_on else "Step 2: masked scores (mask is off: nothing hidden)",
+            3: "Step 3: softmax of each row (masked weights are exactly 0)",
+            4: "Step 4: output dE = A V W_up (one row per token)",
+        }[s.step]
+        clabel = ("score" if s.step < 3 else
+                                  "attention weight" if s.step == 3 else "value")
+        key = art.heat.update(s.shown, s.labels, cols, title=f"{title}\n({on})",
+                              xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax,
+                              features=s.step == 4)
+        art.heat.cbar.set_label(clabel)
+        return key + (clabel,)
+
+
+def mask_explorer(sentence=None, masked=True, step=3):
+    """Lesson 06: the causal mask, step by step.
+
+    ``.mask`` switches the causal mask on/off; ``.step`` (1-4) shows the
+    scores, the masked scores (``-inf`` drawn grey), the softmax weights and
+    the output ``dE = A V W_up`` of the adjective head. ``.weights`` is always the
+    (n, n) pattern after the mask; ``.shown`` is the drawn array.
+    """
+    return _MaskExplorer(_sentence("creature") if sentence is None else sentence,
+                         masked, step)

@@ -1,0 +1,49 @@
+"""Every exercise: its reference solution (tools/solutions/lessonNN.py)
+passes its checker, its stub in the notebook gets "not done yet", and the
+notebook's collapsed solution shows the same source."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import attention
+from tools import common, solve
+
+EXERCISES = solve.exercises()
+IDS = [f"{path.name[:2]}:{name}" for path, name, *_ in EXERCISES]
+
+
+def test_every_lesson_with_an_exercise_has_its_solutions():
+    lessons = {path.name[:2] for path, *_ in EXERCISES}
+    assert lessons == {f"{k:02d}" for k in range(1, 10)}
+
+
+@pytest.mark.parametrize("path,name,solution,checker,stub", EXERCISES, ids=IDS)
+def test_solution_passes_its_checker(path, name, solution, checker, stub, capsys):
+    assert checker(solution) is True
+    assert capsys.readouterr().out.startswith("Correct:")
+
+
+@pytest.mark.parametrize("path,name,solution,checker,stub", EXERCISES, ids=IDS)
+def test_stub_is_not_done_yet(path, name, solution, checker, stub, capsys):
+    assert stub is not None, f"{path.name}: no stub cell defines {name}"
+    scope = {"np": np, "softmax": attention.softmax}
+    exec(stub, scope)
+    assert checker(scope[name]) is False
+    assert capsys.readouterr().out.startswith("Not done yet:")
+
+
+@pytest.mark.parametrize("path", sorted({p for p, *_ in EXERCISES}),
+                         ids=lambda p: p.name)
+def test_notebook_shows_the_solution_source(path):
+    assert solve.stale(common.read(path), path) == []
+
+
+def test_a_wrong_solution_in_a_notebook_is_reported():
+    path = EXERCISES[0][0]
+    nb = common.read(path)
+    for cell in nb.cells:
+        if "<summary>Solution</summary>" in common.source_of(cell):
+            cell.source = cell.source.replace("return", "return 1 +", 1)
+    assert solve.stale(nb, path)

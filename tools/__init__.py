@@ -1,0 +1,1 @@
+"""Maintainer tools (never imported by a notebook); see tools/README.md."""

@@ -1,0 +1,1 @@
+"""Reference solutions, one module per lesson (see tools/README.md)."""
