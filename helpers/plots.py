@@ -310,6 +310,7 @@ def head_grid(
     vmax=None,
     colorbar_label="attention weight",
     figsize=None,
+    cells=None,
 ) -> AttentionFigure:
     """A grid of attention patterns with one shared colour bar.
 
@@ -317,7 +318,10 @@ def head_grid(
     ``(L, h, n, n)`` (one row of panels per layer). ``titles`` is a list of
     ``h`` names (or ``L * h`` for layers); by default "head 0", "head 1", ...
     Every panel uses the same colour scale (``vmin``..``vmax``, by default
-    0..the largest weight), so the panels can be compared.
+    0..the largest weight), so the panels can be compared. ``cells`` lists
+    ``(panel, row, column)`` triples (panels counted across the grid, from
+    0) whose value is written in the cell, rounded to 2 decimals, with a
+    frame around it: the numbers a text quotes can be checked in the picture.
     """
     W = np.asarray(weights, dtype=float)
     if W.ndim == 3:
@@ -375,6 +379,16 @@ def head_grid(
             )
             _token_ticks(ax, "x", k_labels, show=layer == n_layers - 1)
             _token_ticks(ax, "y", q_labels, show=head == 0)
+            for p, i, j in cells or ():
+                if p != layer * n_heads + head or not (0 <= i < n_q and 0 <= j < n_k):
+                    continue
+                value = float(W[layer, head, i, j])
+                if not np.isfinite(value):
+                    continue
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                       edgecolor="white", linewidth=1.2))
+                ax.text(j, i, f"{round(value, 2) + 0.0:.2f}", ha="center", va="center",
+                        fontsize=7, color=_text_colour(image.cmap(image.norm(value))))
             if layer == n_layers - 1:
                 ax.set_xlabel(KEY_LABEL)
             if head == 0:
@@ -654,13 +668,15 @@ def bar_view(
     highlight=None,
     cmap="viridis",
     colorbar_label=None,
+    colorbar=True,
     figsize=None,
 ) -> AttentionFigure:
     """Labelled bars, for one query's scores or weights (or any 1-D values).
 
     Bars are coloured by their value (with a colour bar), so a bar chart of
-    weights reads the same way as a heatmap row. ``highlight`` (an index or
-    label) outlines one bar.
+    weights reads the same way as a heatmap row. ``colorbar=False`` leaves
+    the colour bar out when the height already says everything (the bars
+    keep their colours). ``highlight`` (an index or label) outlines one bar.
     """
     v = np.asarray(values, dtype=float)
     if v.ndim != 1:
@@ -697,11 +713,12 @@ def bar_view(
         ax.axhline(0, color="0.3", linewidth=0.8)
         ax.set_xlim(-0.6, v.size - 0.4)
         _token_ticks(ax, "x", names)
-    fig.colorbar(
-        _scalar_mappable(norm, cmap),
-        ax=ax,
-        label=ylabel if colorbar_label is None else colorbar_label,
-    )
+    if colorbar:
+        fig.colorbar(
+            _scalar_mappable(norm, cmap),
+            ax=ax,
+            label=ylabel if colorbar_label is None else colorbar_label,
+        )
     return fig
 
 

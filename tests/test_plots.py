@@ -260,6 +260,16 @@ def test_head_grid_layers_and_default_titles(A):
     assert "no tokens to show" in texts(empty)
 
 
+def test_head_grid_writes_the_chosen_cells_only(A):
+    W = np.stack([A, np.eye(4)])
+    fig = plots.head_grid(W, TOKENS, cells=[(0, 1, 2), (1, 3, 3), (5, 0, 0), (0, 9, 9)])
+    panels = [im.axes for im in images(fig)]
+    first = [t.get_text() for t in panels[0].texts]
+    assert first == [f"{A[1, 2]:.2f}"]
+    assert [t.get_text() for t in panels[1].texts] == ["1.00"]
+    assert len(panels[0].patches) == 1  # one frame, none for cells out of range
+
+
 # --------------------------------------------------------------- line view ---
 
 
@@ -395,6 +405,7 @@ def test_bar_view_values_labels_and_highlight():
     assert ax.patches[1].get_linewidth() > ax.patches[0].get_linewidth()
     assert colorbar_axes(fig)[0].get_ylabel() == "score"
     assert "nothing to show" in texts(plots.bar_view([], [], title="none"))
+    assert colorbar_axes(plots.bar_view(values, colorbar=False)) == []
 
 
 def test_bar_view_many_labels_are_capped():
