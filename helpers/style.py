@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["NORMAL", "PROJECTOR", "Sizes", "current", "projector", "on_change"]
+__all__ = ["NORMAL", "PROJECTOR", "Sizes", "current", "on_change", "projector",
+           "thicken"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,22 @@ def projector(on: bool = True) -> Sizes:
         for callback in list(_listeners):
             callback()
     return _current
+
+
+def thicken(fig, factor: float) -> None:
+    """Multiply the width of every line, edge and tick of ``fig`` by
+    ``factor`` (what projection mode does to the figures of helpers.plots)."""
+    from matplotlib.axis import Tick
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    for artist in fig.findobj(lambda a: isinstance(a, (Line2D, Patch, Collection))):
+        widths = artist.get_linewidth()
+        if isinstance(artist, Collection):
+            artist.set_linewidth([w * factor for w in widths])
+        else:
+            artist.set_linewidth(widths * factor)
+    for tick in fig.findobj(Tick):
+        for line in (tick.tick1line, tick.tick2line):
+            line.set_markeredgewidth(line.get_markeredgewidth() * factor)
