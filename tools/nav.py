@@ -73,9 +73,11 @@ def nav_markdown(name: str, names: list[str], titles: dict[str, str],
     if 0 <= i < len(names) - 1:
         nxt = names[i + 1]
         parts.append(f"[Next: {titles[nxt]} →]({nxt})")
+    # Plain links, not badge images: a notebook opened offline (or projected
+    # in class) fetches nothing from outside (the README keeps the badges).
     badges = (
-        f"[![Open In Colab]({COLAB_BADGE})]({colab_url(name)}) "
-        f"[![Open in Binder]({BINDER_BADGE})]({binder_url(name)})"
+        f"[Open in Colab]({colab_url(name)}) · "
+        f"[Open in Binder]({binder_url(name)})"
     )
     line = " | ".join(parts)
     if bottom:
