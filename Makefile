@@ -11,10 +11,11 @@ VPY    := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: help lab test test-other-cpu notebooks nav check solutions lint venv clean
+.PHONY: help lab playground test test-other-cpu notebooks nav check solutions lint venv clean
 
 help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the first notebook"
+	@echo "make playground serve every explorer as one page (Voila) for a class"
 	@echo "make test       set up .venv if needed, then pytest, nbval (strict) and ruff"
 	@echo "make notebooks  re-execute every notebook in place (stored outputs)"
 	@echo "make nav        refresh navigation, setup cells and lesson lists"
@@ -59,6 +60,19 @@ ROOT_ARG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(ROOT_ARG) $(LAB_ARGS) notebooks/00_start_here.ipynb
+
+# The playground (notebooks/playground.ipynb): every explorer in tabs, large
+# pictures, no code, served by Voila on this machine only (127.0.0.1) on a free
+# port, e.g. make playground PLAYGROUND_PORT=8866. Voila is the optional extra
+# "classroom" (also in "test"); it is installed here if missing.
+PLAYGROUND_PORT ?= $(shell $(PYTHON) -c 'import socket; s = socket.socket();   s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+playground: $(STAMP)
+	@$(VPY) -c 'import voila' 2>/dev/null || $(VPY) -m pip install --quiet -e ".[classroom]"
+	@echo "Playground: open http://127.0.0.1:$(PLAYGROUND_PORT)/ in a browser (Ctrl-C stops it)"
+	$(VENV)/bin/voila notebooks/playground.ipynb --no-browser \
+	  --Voila.ip=127.0.0.1 --port=$(PLAYGROUND_PORT) --strip_sources=True \
+	  --theme=light
 
 # Every check runs even if an earlier one fails; the exit code reports any failure.
 # The real-browser test (tests/browser) runs in its own pytest process, started

@@ -37,6 +37,8 @@ from matplotlib.ticker import (
     NullLocator,
 )
 
+from helpers import style
+
 __all__ = [
     "AttentionFigure",
     "bar_view",
@@ -70,7 +72,24 @@ class AttentionFigure(Figure):
     ``_repr_png_`` makes the picture appear whenever the figure is the last
     expression of a cell or passed to ``display``. The text form is a short,
     deterministic description instead of ``<Figure size ...>``.
+
+    Its sizes come from ``helpers.style`` when it is made: in projection mode
+    (``style.projector()``) it has a higher resolution (every font and line
+    larger on screen) and its lines are drawn thicker.
     """
+
+    def __init__(self, *args, **kwargs):
+        sizes = style.current()
+        if sizes.figure_dpi is not None and kwargs.get("dpi") is None:
+            kwargs["dpi"] = sizes.figure_dpi
+        super().__init__(*args, **kwargs)
+        self._line_scale = sizes.line_scale
+
+    def draw(self, renderer):
+        if self._line_scale != 1.0:  # once, over everything drawn by then
+            style.thicken(self, self._line_scale)
+            self._line_scale = 1.0
+        super().draw(renderer)
 
     def _repr_png_(self) -> bytes:
         buffer = io.BytesIO()

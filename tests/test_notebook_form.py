@@ -329,3 +329,17 @@ def test_setup_cell_in_colab_fetches_installs_then_imports(tmp_path):
     assert calls == "[['git', 'clone'], ['-m', 'pip', 'install']]"
     assert Path(where).parent == home / "helpers"
     assert Path(cwd) == home / "notebooks"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + common.app_paths(),
+                         ids=IDS + [p.name for p in common.app_paths()])
+def test_no_notebook_fetches_an_image_from_outside(path):
+    """Opened offline or projected, a notebook loads no remote image (the
+    navigation has plain Colab/Binder links; the README keeps the badges)."""
+    import re
+
+    nb = common.read(path)
+    remote = [m.group(0) for cell in nb.cells if cell.cell_type == "markdown"
+              for m in re.finditer(r"!\[[^\]]*\]\(\s*https?:[^)]*\)|<img[^>]+"
+                                   r"src=[\"']https?:", common.source_of(cell))]
+    assert remote == []

@@ -774,7 +774,7 @@ def test_token_labels_are_readable_and_do_not_overlap(name, n):
 
 
 @pytest.mark.parametrize("name", TOKEN_EXPLORERS)
-def test_token_labels_of_long_sentences_shrink_to_at_least_9_px(name):
+def test_token_labels_of_long_sentences_shrink_to_at_least_10_px(name):
     ex = _token_explorer(name, 24)
     _check_token_labels(ex, engine.MIN_LABEL_PX)
     ex.close()
@@ -853,3 +853,78 @@ def test_loss_figure_names_its_loss():
                         ylabel="cross-entropy + weight penalty")
     assert fig.axes[0].get_ylabel() == "cross-entropy + weight penalty"
     assert W.loss_figure([1.0]).axes[0].get_ylabel() == "training loss"
+
+
+# --------------------------------------------------------------------------
+# explorer stills: no text under 10 px, no wide empty margins (issue 13)
+# --------------------------------------------------------------------------
+def _shown_texts(fig):
+    """Every text of the picture that is drawn: labels, numbers on bars and
+    in cells, titles, tick labels, legends."""
+    from matplotlib.text import Text
+
+    for t in fig.findobj(Text):
+        if not (t.get_visible() and t.get_text()):
+            continue
+        if t.axes is not None and not t.axes.get_visible():
+            continue
+        yield t
+
+
+def _margins(png):
+    """White margins (left, right, top, bottom) of a PNG, in pixels."""
+    from PIL import Image
+
+    img = np.asarray(Image.open(io.BytesIO(bytes(png))).convert("L"))
+    ink = np.argwhere(img < 255)
+    (top, left), (bottom, right) = ink.min(axis=0), ink.max(axis=0)
+    return left, img.shape[1] - 1 - right, top, img.shape[0] - 1 - bottom
+
+
+def _check_still(ex, min_px=engine.MIN_LABEL_PX):
+    fig = ex.figure
+    texts = list(_shown_texts(fig))
+    assert texts
+    for t in texts:
+        assert _pixels(t.get_fontsize(), fig.dpi) >= min_px - 1e-9, t.get_text()
+    margin = engine.MARGIN_PX * fig.dpi / engine.DPI
+    assert max(_margins(ex.picture.value)) <= margin + 1, _margins(ex.picture.value)
+    return texts
+
+
+@pytest.mark.parametrize("n", [12, 24])
+@pytest.mark.parametrize("name", TOKEN_EXPLORERS)
+def test_explorer_stills_have_no_text_under_10_px_and_no_wide_margins(name, n):
+    ex = _token_explorer(name, n)
+    texts = _check_still(ex)
+    numbers = {"qk": "cell", "weighted_sum": "bar", "update": "bar",
+               "sense": "bar"}.get(name)
+    if numbers:  # the numbers printed on bars / in cells are among them
+        panel = ex.artists.keys if numbers == "cell" else next(
+            p for p in _panels(ex.artists) if isinstance(p, panels.Bars)
+            and p.value_text)
+        shown = ([t for row in panel.cell_text for t in row] if numbers == "cell"
+                 else [t for row in panel.value_text for t in row])
+        shown = [t for t in shown if t.get_visible() and t.get_text()]
+        assert shown and set(shown) <= set(texts)
+    ex.close()
+
+
+def test_parameter_calculator_still_is_readable_too():
+    ex = W.parameter_calculator()
+    texts = _check_still(ex)
+    assert "1,572,864" in {t.get_text() for t in texts}  # a number on a bar
+    ex.close()
+
+
+def test_margins_are_trimmed_but_the_placeholder_keeps_its_picture():
+    ex = W.multi_head_explorer(CREATURE, head="sense")  # one head: half the width
+    full = int(ex.figure.bbox.width)
+    assert _margins(ex.picture.value)[1] <= engine.MARGIN_PX + 1
+    from PIL import Image
+
+    width = Image.open(io.BytesIO(bytes(ex.picture.value))).size[0]
+    assert width < 0.8 * full
+    ex.sentence.value = ""
+    assert Image.open(io.BytesIO(bytes(ex.picture.value))).size[0] == full
+    ex.close()

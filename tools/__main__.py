@@ -13,7 +13,7 @@ What ``sync`` writes (and ``check`` expects):
 
 * a markdown cell tagged ``nav-top`` (the first cell, or the second when the
   first is the title) and one tagged ``nav-bottom`` (the last cell):
-  previous | contents | next, plus "Open in Colab" and "Binder" badges built
+  previous | contents | next, plus "Open in Colab" and "Open in Binder" links built
   from :data:`REPO_SLUG` and :data:`BRANCH`;
 * the code cell tagged ``setup`` whose source is exactly :data:`SETUP_CELL`
   (inserted before the first code cell when missing);

@@ -108,11 +108,24 @@ def _nbformat():
     return nbformat
 
 
+#: App notebooks: no lesson text, not numbered, outside the lesson list and
+#: the navigation, stored WITHOUT outputs (Voila runs them; see
+#: ``make playground``), so neither ``make notebooks`` nor nbval runs them.
+#: They keep the canonical setup cell (``make nav``).
+APPS = ("playground.ipynb",)
+
+
 def notebook_paths(paths=None) -> list[Path]:
-    """The notebooks to work on: the given ones, or every notebooks/*.ipynb."""
+    """The lessons to work on: the given notebooks, or every notebooks/*.ipynb
+    except the app notebooks (APPS)."""
     if paths:
         return [Path(p).resolve() for p in paths]
-    return sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+    return sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if p.name not in APPS)
+
+
+def app_paths() -> list[Path]:
+    """The app notebooks that exist (notebooks/playground.ipynb)."""
+    return [NOTEBOOKS_DIR / name for name in APPS if (NOTEBOOKS_DIR / name).exists()]
 
 
 def read(path):

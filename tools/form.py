@@ -17,6 +17,7 @@ from tools.common import (
     TAG_NAV_TOP,
     TAG_SETUP,
     WIDGET_MIME,
+    app_paths,
     cell_tags,
     find_tagged,
     is_timing_cell,
@@ -186,6 +187,16 @@ def check_notebook(path, names=None, titles=None) -> list[str]:
             + solve.stale(nb, path))
 
 
+def app_problems(path) -> list[str]:
+    """An app notebook (common.APPS): the canonical setup cell, working
+    links, and no stored outputs (Voila runs it; nbval does not)."""
+    nb = read(path)
+    stored = [f"cell {i}: stored outputs (an app is stored without; `make nav`)"
+              for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+              and (cell.get("outputs") or cell.get("execution_count"))]
+    return setup_problems(nb) + link_problems(path, nb) + stored
+
+
 def readme_problems(names=None, titles=None) -> list[str]:
     if names is None:
         names, titles = _series()
@@ -204,6 +215,8 @@ def readme_problems(names=None, titles=None) -> list[str]:
 def check(paths=None) -> dict[str, list[str]]:
     names, titles = _series()
     report = {str(p): check_notebook(p, names, titles) for p in notebook_paths(paths)}
+    if not paths:
+        report.update({str(p): app_problems(p) for p in app_paths()})
     report["README.md"] = readme_problems(names, titles)
     return {k: v for k, v in report.items() if v}
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tools import hub_link
 from tools.common import (
+    APPS,
     LESSONS,
     BINDER_BADGE,
     BRANCH,
@@ -24,6 +25,7 @@ from tools.common import (
     TAG_SETUP,
     _ensure_ids,
     _nbformat,
+    app_paths,
     find_tagged,
     notebook_paths,
     read,
@@ -72,9 +74,11 @@ def nav_markdown(name: str, names: list[str], titles: dict[str, str],
     if 0 <= i < len(names) - 1:
         nxt = names[i + 1]
         parts.append(f"[Next: {titles[nxt]} →]({nxt})")
+    # Plain links, not badge images: a notebook opened offline (or projected
+    # in class) fetches nothing from outside (the README keeps the badges).
     badges = (
-        f"[![Open In Colab]({COLAB_BADGE})]({colab_url(name)}) "
-        f"[![Open in Binder]({BINDER_BADGE})]({binder_url(name)})"
+        f"[Open in Colab]({colab_url(name)}) · "
+        f"[Open in Binder]({binder_url(name)})"
     )
     line = " | ".join(parts)
     if bottom:
@@ -128,7 +132,7 @@ def _replace_region(text: str, key: str, body: str) -> str:
 
 
 def _series() -> tuple[list[str], dict[str, str]]:
-    names = [p.name for p in sorted(NOTEBOOKS_DIR.glob("*.ipynb"))]
+    names = [p.name for p in notebook_paths()]  # the lessons, not the apps
     return names, _titles(names)
 
 
@@ -202,6 +206,8 @@ def sync_notebook(path: Path, names=None, titles=None) -> bool:
         names, titles = _series()
     nb = read(path)
     name = Path(path).name
+    if name in APPS:  # an app: the setup cell only (no navigation)
+        return sync_app(path, nb)
     changed = _ensure_cell(
         nb, TAG_NAV_TOP, "markdown", nav_markdown(name, names, titles), _after_title
     )
@@ -216,6 +222,21 @@ def sync_notebook(path: Path, names=None, titles=None) -> bool:
             nb, TAG_LESSON_LIST, "markdown", lesson_list_cell(names, titles),
             lambda nb: 0,
         )
+    if changed:
+        _ensure_ids(nb)
+        write(nb, path)
+    return changed
+
+
+def sync_app(path: Path, nb=None) -> bool:
+    """An app notebook (APPS) keeps the canonical setup cell and no outputs."""
+    nb = read(path) if nb is None else nb
+    changed = _ensure_cell(nb, TAG_SETUP, "code", SETUP_CELL, _before_first_code)
+    changed |= _ensure_setup_metadata(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count):
+            cell.outputs, cell.execution_count = [], None
+            changed = True
     if changed:
         _ensure_ids(nb)
         write(nb, path)
@@ -253,6 +274,8 @@ def sync_guide() -> bool:
 def sync(paths=None) -> list[Path]:
     names, titles = _series()
     changed = [p for p in notebook_paths(paths) if sync_notebook(p, names, titles)]
+    if not paths:
+        changed += [p for p in app_paths() if sync_app(p)]
     # Titles may have been the only change: refresh once more for stable links.
     names, titles = _series()
     if sync_readme(names, titles):

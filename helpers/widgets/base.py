@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 import warnings
+import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
 from functools import lru_cache
@@ -27,9 +28,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers import heads, lexicon
+from helpers import heads, lexicon, style
 from helpers.widgets.engine import (
-    DPI,
     MAX_TOKENS,
     MAX_WAIT,
     SETTLE,
@@ -153,6 +153,22 @@ def _default_index(tokens) -> int:
 
 
 # --------------------------------------------------------------------------
+#: Every explorer alive, so that switching the sizes (projection mode)
+#: redraws the ones already shown.
+_LIVE = weakref.WeakSet()
+
+
+def _sizes_changed():
+    for ex in list(_LIVE):
+        try:
+            ex.redraw()
+        except Exception:  # never let one explorer stop the switch
+            pass
+
+
+style.on_change(_sizes_changed)
+
+
 class Explorer(widgets.VBox):
     """Common machinery: inputs -> state (synchronously) -> one picture."""
 
@@ -173,9 +189,7 @@ class Explorer(widgets.VBox):
         self._pending_since = self._last_request = 0.0
         self._quiet = False
         self._bg_cache = OrderedDict()
-        self.figure = Figure(figsize=self.figsize, dpi=DPI)
-        self._canvas = FigureCanvasAgg(self.figure)
-        self.artists = self._new_artists(self.figure)
+        self._new_figure()
         self.picture = widgets.Image(format="png", value=b"",
                                      layout=widgets.Layout(max_width="100%"))
         self.picture.add_class("attn-picture")
@@ -190,6 +204,7 @@ class Explorer(widgets.VBox):
             if id(w) in names:  # e.g. attn-temperature, attn-token, attn-head
                 w.add_class("attn-" + names[id(w)].replace("_", "-"))
             w.observe(self._on_change, names="value")
+        _LIVE.add(self)
         self.refresh()
 
     # -- to be provided by each explorer ----------------------------------
@@ -203,6 +218,22 @@ class Explorer(widgets.VBox):
         raise NotImplementedError
 
     # -- machinery -------------------------------------------------------
+    def _new_figure(self):
+        """Build the figure at the resolution of the current sizes
+        (``helpers.style``): ``.figure``, its canvas and ``.artists``."""
+        self.figure = Figure(figsize=self.figsize, dpi=style.current().explorer_dpi)
+        self._canvas = FigureCanvasAgg(self.figure)
+        self._bg_cache.clear()
+        self.artists = self._new_artists(self.figure)
+
+    def redraw(self):
+        """Draw the current state again, rebuilding the figure first when the
+        sizes (``helpers.style.projector``) changed since it was built."""
+        if self.figure.dpi != style.current().explorer_dpi:
+            self._new_figure()
+        if self._state is not None:
+            self._draw_now()
+
     def _new_artists(self, fig):
         art = FigureArtists(fig)
         self._build(art)
@@ -304,6 +335,8 @@ class Explorer(widgets.VBox):
         self._pending_loop = None
         if self._state is None:
             return
+        if self.figure.dpi != style.current().explorer_dpi:
+            self._new_figure()  # the sizes were switched meanwhile
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -319,7 +352,8 @@ class Explorer(widgets.VBox):
 
     def _draw_png(self, art, state, cache, canvas):
         key = self._paint_all(art, state)
-        return render_png(art, key, cache, canvas)
+        # the placeholder keeps the whole picture (no jump when text comes)
+        return render_png(art, key, cache, canvas, trim=key != ("placeholder",))
 
     def _paint_all(self, art, state):
         if state.empty:
@@ -335,6 +369,7 @@ class Explorer(widgets.VBox):
 
     def close(self):
         """Close the explorer and every widget inside it."""
+        _LIVE.discard(self)
         def walk(w):
             for child in getattr(w, "children", ()):
                 yield from walk(child)

@@ -32,13 +32,15 @@ import numpy as np
 from matplotlib.colors import to_rgba
 from matplotlib.font_manager import FontProperties, findfont, get_font
 
+from helpers import style
 from helpers.plots import short_label
 
 #: At most this many tokens of a sentence are drawn (the rest are ignored,
 #: and the explorer says so).
 MAX_TOKENS = 24
-#: Resolution of the pictures (pixels per inch).
-DPI = 80
+#: Resolution of the pictures (pixels per inch) in normal mode; projection
+#: mode (``helpers.style.projector()``) draws them at a higher one.
+DPI = style.NORMAL.explorer_dpi
 #: With an event loop running, a picture is drawn once the inputs have been
 #: quiet for SETTLE seconds (a burst of updates gives one picture), and at
 #: the latest MAX_WAIT seconds after the first update of the burst.
@@ -49,7 +51,13 @@ LABEL_CHARS = 14
 #: Size of the feature-name labels (lessons 01, 02), in points of these
 #: DPI-80 pictures: 10 pt here is 11 pixels, the size of the 8 pt labels of
 #: helpers.plots at the notebooks' 100 dpi (readable on a projector).
-FEATURE_LABEL_SIZE = 10
+FEATURE_LABEL_SIZE = style.LABEL_PT
+#: Numbers on bars and in heatmap cells; axis titles, ticks and legends
+#: (points; 9 pt is 10 px at DPI).
+NUMBER_SIZE = style.NUMBER_PT
+AXIS_SIZE = style.AXIS_PT
+#: Empty picture margins wider than this (pixels at DPI) are cut off.
+MARGIN_PX = 6
 #: Every attention-weight picture uses this one colour scale, so that the
 #: same colour means the same weight in every lesson.
 WEIGHT_RANGE = (0.0, 1.0)
@@ -102,27 +110,22 @@ def nice_limit(x: float) -> float:
 
 #: Token labels (tick labels of the grids, bar labels): FEATURE_LABEL_SIZE
 #: (11 px) up to this many tokens; longer sentences shrink them, but never
-#: below MIN_LABEL_PX pixels.
+#: below MIN_LABEL_PX pixels (no text of a picture is smaller).
 FULL_SIZE_TOKENS = 16
-MIN_LABEL_PX = 9
+MIN_LABEL_PX = style.MIN_LABEL_PX
 
 
 def label_size(n: int) -> float:
     """Font size (points at DPI) of the labels of ``n`` tokens."""
     if n <= FULL_SIZE_TOKENS:
         return FEATURE_LABEL_SIZE
-    if n <= 20:
-        return 9.0  # 10 px
-    return (MIN_LABEL_PX + 0.1) * 72.0 / DPI  # 9 px
+    return style.MIN_LABEL_PT  # 10 px
 
 
 def small_label_size(n: int) -> float:
-    """Labels of the small panels of the all-heads grid (lesson 07): three
-    heads side by side leave about 10 px per column at 24 tokens, so above
-    16 tokens these labels go straight down to MIN_LABEL_PX (9 px, accepted
-    for these small panels; the single-head view shows the same pattern
-    larger)."""
-    return FEATURE_LABEL_SIZE if n <= FULL_SIZE_TOKENS else label_size(MAX_TOKENS)
+    """Labels of the small panels of the all-heads grid (lesson 07): the
+    same sizes as :func:`label_size`."""
+    return label_size(n)
 
 
 @lru_cache(maxsize=8192)
@@ -285,10 +288,25 @@ def _blit_text(arr, t, dpi, x, y):
     region[...] = (region * (255 - a) + colour * a + 127) // 255
 
 
-def render_png(art, key, cache, canvas):
+def content_box(rgba, pad: int):
+    """(top, bottom, left, right) slice bounds of an (h, w, 4) uint8 picture
+    without its white margins, keeping ``pad`` pixels of them (the whole
+    picture when it is blank)."""
+    h, w = rgba.shape[:2]
+    flat = np.ascontiguousarray(rgba).view(np.uint32)[:, :, 0]
+    ink = flat != np.uint32(0xFFFFFFFF)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if not rows.size:
+        return 0, h, 0, w
+    return (max(rows[0] - pad, 0), min(rows[-1] + 1 + pad, h),
+            max(cols[0] - pad, 0), min(cols[-1] + 1 + pad, w))
+
+
+def render_png(art, key, cache, canvas, *, trim=True):
     """Draw ``art`` and return PNG bytes. ``key`` names the static content
     (axes visible, axis limits with ticks, colour-bar range): backgrounds are
-    cached per key."""
+    cached per key. With ``trim``, white margins wider than MARGIN_PX (at
+    DPI; more at a higher resolution) are cut off."""
     fig = art.fig
     if key in cache:
         canvas.restore_region(cache[key])
@@ -316,6 +334,10 @@ def render_png(art, key, cache, canvas):
         points = tr.transform(np.array([t.get_position() for t in group], float))
         for t, (x, y) in zip(group, points):
             _blit_text(arr, t, fig.dpi, x, y)
+    if trim:
+        pad = int(round(MARGIN_PX * fig.dpi / DPI))
+        top, bottom, left, right = content_box(arr, pad)
+        arr = arr[top:bottom, left:right]
     return png_bytes(arr)
 
 

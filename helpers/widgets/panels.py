@@ -17,8 +17,10 @@ from helpers.widgets.engine import (
     BAR_AFTER,
     BAR_HIGHLIGHT,
     CMAP,
+    AXIS_SIZE,
     FEATURE_LABEL_SIZE,
     MAX_TOKENS,
+    NUMBER_SIZE,
     fit_label,
     label_size,
     labels_width,
@@ -68,15 +70,17 @@ class Heatmap:
         if annotate:  # True: as many columns as labels; an int: that many
             n_cols = cols if annotate is True else int(annotate)
             self.cell_text = [[art.text(j, i, ax=ax, transform=ax.transData,
-                                        ha="center", va="center", fontsize=7)
+                                        ha="center", va="center",
+                                        fontsize=NUMBER_SIZE)
                                for j in range(n_cols)] for i in range(rows)]
         self.title = art.text(0.5, 1.0, ax=ax, ha="center", va="bottom",
                               fontsize=title_size,
                               transform=offset_copy(ax.transAxes, fig=fig, y=4,
                                                       units="points"))
-        self.xlabel = art.text(0.5, 0, ax=ax, ha="center", va="top", fontsize=9)
-        self.ylabel = art.text(0, 0.5, ax=ax, ha="right", va="center", fontsize=9,
-                               rotation=90)
+        self.xlabel = art.text(0.5, 0, ax=ax, ha="center", va="top",
+                               fontsize=AXIS_SIZE)
+        self.ylabel = art.text(0, 0.5, ax=ax, ha="right", va="center",
+                               fontsize=AXIS_SIZE, rotation=90)
         self._label_offsets = None
 
     def set_visible(self, on: bool):
@@ -193,8 +197,8 @@ class Bars:
         self._room = fig.bbox.width * (rect[0] if room is None else room)
         self.ax = ax = fig.add_axes(rect)
         ax.set_yticks([])
-        ax.set_xlabel(xlabel, fontsize=9)
-        ax.tick_params(labelsize=8)
+        ax.set_xlabel(xlabel, fontsize=AXIS_SIZE)
+        ax.tick_params(labelsize=AXIS_SIZE)
         ax.axvline(0, color="black", lw=0.8)
         self.series = series
         height = 0.8 / series
@@ -219,7 +223,8 @@ class Bars:
                 y0 = -0.4 + (k + 0.5) * height
                 self.value_text.append([
                     art.text(0, i + y0, ax=ax, transform=ax.transData,
-                             va="center", fontsize=7) for i in range(rows)
+                             va="center", fontsize=NUMBER_SIZE)
+                    for i in range(rows)
                 ])
         self.title = art.text(0.5, 1.0, ax=ax, ha="center", va="bottom",
                               fontsize=title_size,
@@ -228,7 +233,7 @@ class Bars:
         if legend:
             handles = [Rectangle((0, 0), 1, 1, color=colours[k])
                        for k in range(len(legend))]
-            ax.legend(handles, legend, fontsize=7, loc="upper center",
+            ax.legend(handles, legend, fontsize=AXIS_SIZE, loc="upper center",
                       bbox_to_anchor=(0.5, -0.16), frameon=False)
 
     def set_visible(self, on: bool):

@@ -29,6 +29,7 @@ from helpers.widgets.base import (
     _value_up,
 )
 from helpers.widgets.engine import (
+    AXIS_SIZE,
     BAR_HIGHLIGHT,
     FEATURE_LABEL_SIZE,
     MAX_TOKENS,
@@ -157,7 +158,7 @@ class _UpdateExplorer(Explorer):
             k2 = art.sense.update(s.cos, s.names, title=f"'{label}': {s.verdict}")
             xlabel = "feature value"
         if art.sense.ax.get_xlabel() != xlabel:
-            art.sense.ax.set_xlabel(xlabel, fontsize=9)
+            art.sense.ax.set_xlabel(xlabel, fontsize=AXIS_SIZE)
         k2 = k2 + (xlabel,)
         return k1 + k2
 

@@ -144,7 +144,7 @@ def embedding_explorer(sentence=None):
 # --------------------------------------------------------------------------
 class _WeightedSumExplorer(SentenceExplorer):
     kind = "weighted_sum_explorer"
-    figsize = (8.4, 7.2)
+    figsize = (8.4, 7.6)  # 24 bar labels of 10 px
     token_label = "Target word:"
 
     # state set by every update
@@ -155,9 +155,9 @@ class _WeightedSumExplorer(SentenceExplorer):
     sense_note: str = ""  # the verdict shown in panel 3
 
     def _build(self, art):
-        art.scores = Bars(art, [0.14, 0.52, 0.32, 0.39],
+        art.scores = Bars(art, [0.14, 0.47, 0.32, 0.44],
                           xlabel="score = target . word")
-        art.weights = Bars(art, [0.63, 0.52, 0.32, 0.39],
+        art.weights = Bars(art, [0.63, 0.47, 0.32, 0.44],
                            xlabel="weight = softmax(scores)", room=0.63 - 0.46)
         art.result = _feature_heatmap(art, [0.14, 0.21, 0.74, 0.15],
                                         [0.9, 0.21, 0.015, 0.15],

@@ -53,7 +53,10 @@ def notebook_dir():
 
 
 def notebook_paths():
-    return sorted(notebook_dir().glob("*.ipynb"))
+    """The lessons (the playground app is tested in Voila: test_playground.py)."""
+    from tools.common import APPS
+
+    return sorted(p for p in notebook_dir().glob("*.ipynb") if p.name not in APPS)
 
 
 def unavailable(reason):

@@ -1,0 +1,82 @@
+"""The playground (notebooks/playground.ipynb): an app notebook with every
+explorer in tabs, stored without outputs, outside the lesson list. Its
+code runs here without a browser; tests/browser/test_playground.py drives
+it in Voila."""
+
+from __future__ import annotations
+
+import copy
+import os
+
+import ipywidgets
+import pytest
+
+from helpers import style
+from helpers import widgets as W
+from tools import common, form, nav
+
+PLAYGROUND = common.NOTEBOOKS_DIR / "playground.ipynb"
+
+
+@pytest.fixture(scope="module")
+def playground():
+    """The namespace after running the playground's code cells."""
+    nb = common.read(PLAYGROUND)
+    ns = {}
+    here = os.getcwd()
+    os.chdir(common.NOTEBOOKS_DIR)
+    try:
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                exec(common.source_of(cell), ns)
+        ns["sizes while shown"] = style.current()
+        ns["dpi while shown"] = {
+            page.children[1].figure.dpi for page in ns["playground"].children}
+    finally:
+        os.chdir(here)
+        style.projector(False)
+    yield ns
+    ns["playground"].close()
+
+
+def test_playground_is_an_app_outside_the_lessons():
+    assert PLAYGROUND.name in common.APPS
+    assert PLAYGROUND not in common.notebook_paths()
+    assert common.app_paths() == [PLAYGROUND]
+    names, titles = nav._series()
+    assert PLAYGROUND.name not in names
+    assert "playground" not in nav.lesson_list_cell(names, titles)
+    assert form.app_problems(PLAYGROUND) == []
+
+
+def test_an_app_with_stored_outputs_is_reported_and_sync_clears_them(tmp_path):
+    nb = common.read(PLAYGROUND)
+    run = copy.deepcopy(nb)
+    code = next(c for c in run.cells if c.cell_type == "code" and c.source)
+    code.execution_count = 1
+    path = tmp_path / "playground.ipynb"
+    common.write(run, path)
+    assert any("stored outputs" in p for p in form.app_problems(path))
+    assert nav.sync_app(path)
+    assert form.app_problems(path) == []
+
+
+def test_every_explorer_has_a_tab_with_a_one_line_instruction(playground):
+    tabs = playground["TABS"]
+    explorers = {n for n in W.__all__ if n.endswith("_explorer")}
+    explorers |= {"first_taste", "parameter_calculator"}
+    assert {make.__name__ for _, make, _ in tabs} == explorers
+    for title, _, hint in tabs:
+        assert hint and "\n" not in hint and len(hint) <= 90, title
+    tab = playground["playground"]
+    assert isinstance(tab, ipywidgets.Tab) and len(tab.children) == len(tabs)
+    assert [tab.get_title(i) for i in range(len(tabs))] == [t for t, _, _ in tabs]
+    for page, (_, _, hint) in zip(tab.children, tabs):
+        label, explorer = page.children
+        assert label.value == hint
+        assert explorer.draw_count >= 1 and explorer.message == ""
+
+
+def test_playground_draws_in_projection_mode(playground):
+    assert playground["sizes while shown"] is style.PROJECTOR
+    assert playground["dpi while shown"] == {style.PROJECTOR.explorer_dpi}

@@ -1,0 +1,101 @@
+"""Projection mode (helpers.style): one switch makes the figures of
+helpers.plots and every explorer larger on screen, and switching back
+restores the normal sizes."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from matplotlib.lines import Line2D
+from PIL import Image
+
+from helpers import plots, style
+from helpers import widgets as W
+
+TOKENS = "the fluffy blue creature roamed the verdant forest".split()
+
+
+@pytest.fixture(autouse=True)
+def normal_afterwards():
+    yield
+    style.projector(False)
+
+
+def _px(t, fig):
+    return t.get_fontsize() * fig.dpi / 72.0
+
+
+def _size(png):
+    return Image.open(io.BytesIO(bytes(png))).size
+
+
+def _plot():
+    A = np.full((len(TOKENS), len(TOKENS)), 1.0 / len(TOKENS))
+    fig = plots.heatmap(A, TOKENS, TOKENS)
+    png = fig._repr_png_()  # drawn as a notebook shows it
+    ax = fig.axes[0]
+    label = ax.get_yticklabels()[0]
+    frame = max(s.get_linewidth() for s in ax.spines.values())
+    return fig, _px(label, fig), frame, _size(png)
+
+
+def _line_plot():
+    fig = plots.loglog_cost([8, 16, 32], [1.0, 4.0, 16.0])
+    fig._repr_png_()
+    widths = [ln.get_linewidth() for ln in fig.findobj(Line2D) if ln.get_visible()
+              and len(ln.get_xdata()) > 1]
+    return max(widths)
+
+
+def test_starts_normal():
+    assert style.current() is style.NORMAL
+    assert W.first_taste().figure.dpi == style.NORMAL.explorer_dpi
+
+
+def test_projector_enlarges_the_labels_of_plots_and_switching_back_restores():
+    fig, label, frame, size = _plot()
+    line = _line_plot()
+    assert style.projector() is style.PROJECTOR
+    _, big_label, big_frame, big_size = _plot()
+    assert big_label >= 1.4 * label  # pixels of a token label
+    assert big_frame >= 1.5 * frame  # thicker axes lines
+    assert _line_plot() >= 1.5 * line  # thicker plotted lines
+    assert big_size[0] > 1.3 * size[0]
+    assert style.projector(False) is style.NORMAL
+    _, again, again_frame, again_size = _plot()
+    assert (again, again_frame, again_size) == (label, frame, size)
+
+
+def test_projector_enlarges_new_and_existing_explorers_and_back():
+    shown = W.pattern_explorer(" ".join(TOKENS))  # already on screen
+    label = shown.artists.heat.row_text[0]
+    normal_px, normal_size = _px(label, shown.figure), _size(shown.picture.value)
+    normal_png = bytes(shown.picture.value)
+    draws = shown.draw_count
+    style.projector()
+    assert shown.draw_count == draws + 1  # redrawn at once, same inputs
+    big = shown.artists.heat.row_text[0]
+    assert big.get_text() == label.get_text()
+    assert _px(big, shown.figure) == pytest.approx(1.5 * normal_px)
+    assert _size(shown.picture.value)[0] > 1.4 * normal_size[0]
+    new = W.pattern_explorer(" ".join(TOKENS))  # made in projection mode
+    assert _size(new.picture.value) == _size(shown.picture.value)
+    new.temperature.value = 2.0  # updates keep the large sizes
+    assert new.figure.dpi == style.PROJECTOR.explorer_dpi
+    style.projector(False)
+    assert _px(shown.artists.heat.row_text[0], shown.figure) == normal_px
+    assert bytes(shown.picture.value) == normal_png  # exactly as before
+    assert new.figure.dpi == style.NORMAL.explorer_dpi  # both redrawn normal
+    assert abs(_size(new.picture.value)[0] - normal_size[0]) <= 2
+    shown.close()
+    new.close()
+
+
+def test_a_closed_explorer_is_left_alone():
+    ex = W.first_taste()
+    ex.close()
+    draws = ex.draw_count
+    style.projector()
+    assert ex.draw_count == draws
