@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
 
-from helpers import plots
+from helpers import diagrams, plots
 from helpers.attention import causal_mask, softmax
 
 TOKENS = ["a", "fluffy", "blue", "creature"]
@@ -70,7 +70,8 @@ def all_figures(A):
         "mask_view": plots.mask_view(A * mask, mask, TOKENS, title="T"),
         "bar_view": plots.bar_view(A[0], TOKENS, title="T"),
         "loglog_cost": plots.loglog_cost([8, 16, 32], [1e-4, 4e-4, 1.6e-3], [1, 4, 16]),
-        "pipeline": plots.pipeline_diagram(highlight="S", n=4, d_model=8, d_k=2, d_v=3),
+        "pipeline": diagrams.pipeline_diagram(highlight="S", n=4, d_model=8, d_k=2,
+                                              d_v=3),
     }
 
 
@@ -512,7 +513,7 @@ def _box_looks(fig) -> dict[str, tuple]:
 
 
 def test_pipeline_diagram_has_every_step_with_its_shape():
-    fig = plots.pipeline_diagram(n=8, d_model=44, d_k=3, d_v=23)
+    fig = diagrams.pipeline_diagram(n=8, d_model=44, d_k=3, d_v=23)
     assert repr(fig).startswith("<figure: ") and plots._figure_title(fig)
     shown = texts(fig)
     expected = {
@@ -521,7 +522,7 @@ def test_pipeline_diagram_has_every_step_with_its_shape():
         "AV": "n × d_v = 8 × 23", "dE": "n × d_model = 8 × 44",
         "E'": "n × d_model = 8 × 44",
     }
-    assert plots.pipeline_shapes(8, 44, 3, 23) == expected
+    assert diagrams.pipeline_shapes(8, 44, 3, 23) == expected
     for text in set(expected.values()):
         assert text in shown, text
     for formula in ("Q = E W_Q", "V = E W_V", "A = softmax(S)", "dE = A V W_up",
@@ -529,22 +530,22 @@ def test_pipeline_diagram_has_every_step_with_its_shape():
         assert formula in shown, formula
     assert set(_box_looks(fig)) == set(expected)
     # sizes left out stay symbolic
-    assert "n × d_v" in texts(plots.pipeline_diagram())
-    assert "n × d_v = 8 × 23" not in texts(plots.pipeline_diagram())
+    assert "n × d_v" in texts(diagrams.pipeline_diagram())
+    assert "n × d_v = 8 × 23" not in texts(diagrams.pipeline_diagram())
 
 
 def test_pipeline_diagram_highlight_changes_exactly_the_named_boxes():
-    plain = _box_looks(plots.pipeline_diagram())
+    plain = _box_looks(diagrams.pipeline_diagram())
     assert len(set(plain.values())) == 1  # no highlight: all boxes look alike
     for chosen in (["S"], ["S", "A"], ["E'"]):
-        lit = _box_looks(plots.pipeline_diagram(highlight=chosen))
+        lit = _box_looks(diagrams.pipeline_diagram(highlight=chosen))
         changed = {k for k in plain if lit[k] != plain[k]}
         assert changed == set(chosen), chosen
-    assert _box_looks(plots.pipeline_diagram(highlight="dE")) == _box_looks(
-        plots.pipeline_diagram(highlight=["dE"])
+    assert _box_looks(diagrams.pipeline_diagram(highlight="dE")) == _box_looks(
+        diagrams.pipeline_diagram(highlight=["dE"])
     )
 
 
 def test_pipeline_diagram_unknown_step_names_the_choices():
     with pytest.raises(ValueError, match="choose from E, Q, K, V, S, A, AV, dE, E'"):
-        plots.pipeline_diagram(highlight="W_V")
+        diagrams.pipeline_diagram(highlight="W_V")
