@@ -803,6 +803,67 @@ def loglog_cost(
 # ------------------------------------------------ lesson 10: senses by layer ---
 
 
+def model_heads(
+    attention,
+    tokens,
+    *,
+    suptitle="Every head of every layer (rows = queries, columns = keys)",
+    cmap="viridis",
+    figsize=(20.0, 11.0),
+) -> AttentionFigure:
+    """All heads of a real model at once (lesson 10): one small pattern per
+    head, a row of patterns per layer, one shared 0..1 colour scale.
+
+    ``attention`` has shape ``(L, h, n, n)`` (``run.attention``). The
+    patterns are tiles of one image, one blank row and column apart (72
+    separate axes take seconds to build and draw); token labels run down the
+    left of every layer and along the bottom of every head (every k-th one
+    when there are more than 16). ``fig.mosaic`` is that image: the pattern
+    of layer ``l``, head ``k`` starts at row ``l (n + 1)``, column
+    ``k (n + 1)``.
+    """
+    W = np.asarray(attention, dtype=float)
+    if W.ndim != 4 or W.shape[-1] != W.shape[-2] or 0 in W.shape:
+        raise ValueError(f"attention must have shape (L, h, n, n) with n > 0; "
+                         f"got {W.shape}")
+    n_layers, n_heads, n, _ = W.shape
+    labels = [short_label(t) for t in _labels(tokens, n, "tokens", W.shape[-2:])]
+    size = n + 1  # a tile and its blank separator
+    mosaic = np.full((n_layers * size - 1, n_heads * size - 1), np.nan)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            mosaic[layer * size:layer * size + n,
+                   head * size:head * size + n] = W[layer, head]
+    step = max(1, int(np.ceil(n / 16)))
+    ticks = list(range(0, n, step))
+    fig = AttentionFigure(figsize=figsize)
+    ax = fig.add_axes([0.085, 0.11, 0.835, 0.8])
+    colours = _cmap(cmap).with_extremes(bad="white")
+    image = ax.imshow(np.ma.masked_invalid(mosaic), cmap=colours, vmin=0.0, vmax=1.0,
+                      aspect="auto", interpolation="nearest")
+    ax.set_yticks([layer * size + i for layer in range(n_layers) for i in ticks],
+                  [labels[i] for _ in range(n_layers) for i in ticks], fontsize=7)
+    ax.set_xticks([head * size + i for head in range(n_heads) for i in ticks],
+                  [labels[i] for _ in range(n_heads) for i in ticks], fontsize=6,
+                  rotation=90)
+    ax.tick_params(length=1.5, pad=1)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    for head in range(n_heads):
+        ax.text(head * size + (n - 1) / 2, -1.0, f"head {head}", ha="center",
+                va="bottom", fontsize=10)
+    for layer in range(n_layers):
+        ax.annotate(f"layer {layer}", xy=(0, layer * size + (n - 1) / 2),
+                    xycoords=("axes fraction", "data"), xytext=(-62, 0),
+                    textcoords="offset points", rotation=90, ha="center",
+                    va="center", fontsize=10)
+    cax = fig.add_axes([0.93, 0.11, 0.008, 0.8])
+    fig.colorbar(image, cax=cax, label="attention weight")
+    fig.suptitle(suptitle, y=0.965)
+    fig.mosaic = mosaic
+    return fig
+
+
 def sense_by_layer(
     cos_gap,
     coords,

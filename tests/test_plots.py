@@ -549,3 +549,24 @@ def test_pipeline_diagram_highlight_changes_exactly_the_named_boxes():
 def test_pipeline_diagram_unknown_step_names_the_choices():
     with pytest.raises(ValueError, match="choose from E, Q, K, V, S, A, AV, dE, E'"):
         diagrams.pipeline_diagram(highlight="W_V")
+
+
+def test_model_heads_tiles_every_head_in_one_image():
+    rng = np.random.default_rng(0)
+    W = rng.random((2, 3, 4, 4))
+    W /= W.sum(axis=-1, keepdims=True)
+    fig = plots.model_heads(W, ["[CLS]", "a", "b", "[SEP]"], suptitle="T")
+    assert len(fig.axes) == 2  # the image and the colour bar
+    ax = fig.axes[0]
+    # layer 1, head 2 starts at row 1 * (4 + 1), column 2 * (4 + 1)
+    assert np.array_equal(fig.mosaic[5:9, 10:14], W[1, 2])
+    assert np.isnan(fig.mosaic[4]).all() and np.isnan(fig.mosaic[:, 4]).all()
+    assert fig.mosaic.shape == (2 * 5 - 1, 3 * 5 - 1)
+    texts = [t.get_text() for t in ax.texts]
+    assert texts[:3] == ["head 0", "head 1", "head 2"]
+    assert "layer 1" in texts
+    ylabels = [t.get_text() for t in ax.get_yticklabels()]
+    assert ylabels == ["[CLS]", "a", "b", "[SEP]"] * 2
+    assert len(ax.get_xticklabels()) == 3 * 4
+    with pytest.raises(ValueError, match="shape"):
+        plots.model_heads(W[0], ["a"] * 4)

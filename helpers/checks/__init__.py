@@ -24,14 +24,20 @@ from helpers.checks.lesson06 import check_causal_mask
 from helpers.checks.lesson07 import check_multi_head
 from helpers.checks.lesson08 import check_cross_attention
 from helpers.checks.lesson09 import check_softmax_backward
-from helpers.checks.lesson10 import check_real_head
+from helpers.checks.lesson10 import (
+    check_causal_head_pattern,
+    check_n_attention_weights,
+    check_real_head,
+)
 
 __all__ = [
     "check_attention",
+    "check_causal_head_pattern",
     "check_causal_mask",
     "check_cosine",
     "check_cross_attention",
     "check_multi_head",
+    "check_n_attention_weights",
     "check_real_head",
     "check_scores",
     "check_softmax",

@@ -108,3 +108,131 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
                 f'"{text}" within 1e-5.')
 
     return check_real_head(fn)
+
+
+# ------------------------------------------------- warm-up: count the weights ---
+
+
+@_checker("the number of attention weights")
+def check_n_attention_weights(fn, name):
+    """Check ``fn(n_pieces, n_layers, n_heads) -> n_layers * n_heads * n_pieces**2``.
+
+    Every head of every layer gives one weight per (query, key) pair of word
+    pieces ([CLS] and [SEP] included in ``n_pieces``).
+    """
+    cases = ((10, 2, 3), (15, 6, 12), (7, 1, 1), (2, 6, 12), (1, 6, 12))
+    for n, L, H in cases:
+        result, _ = _call(fn, name, ("n_pieces", "n_layers", "n_heads"), n, L, H)
+        got = _as_array(result, f"What your {name} returns")
+        if got.shape != ():
+            raise _Fail(f"Your {name} returned an array of shape {got.shape}; "
+                        "return one number.")
+        got = float(got)
+        expected = L * H * n * n
+        if got == expected:
+            continue
+        tries = {
+            "square": (L * H * n, "you did not square n_pieces: every query has "
+                       "a weight for every key, n_pieces x n_pieces per head"),
+            "heads": (L * n * n, "the heads are missing: each of the n_heads "
+                      "heads of a layer has its own pattern"),
+            "layers": (H * n * n, "the layers are missing: every layer has its "
+                       "own n_heads patterns"),
+            "diagonal": (L * H * n * (n - 1), "you left out the diagonal: a word "
+                         "piece also attends to itself"),
+            "causal": (L * H * n * (n + 1) / 2, "you counted a causal triangle: "
+                       "this encoder has no causal mask, every word piece sees "
+                       "every other one (a masked weight is still stored, as 0)"),
+            "special": (L * H * (n + 2) ** 2, "you added [CLS] and [SEP] again: "
+                        "n_pieces already counts them"),
+        }
+        for wrong, why in tries.values():
+            if got == wrong:
+                raise _Fail(f"For n_pieces={n}, n_layers={L}, n_heads={H} you "
+                            f"gave {got:,.0f}: {why}. Expected {expected:,}.")
+        raise _Fail(f"For n_pieces={n}, n_layers={L}, n_heads={H} expected "
+                    f"{expected:,} weights, got {got:,.6g}: one pattern of "
+                    "n_pieces x n_pieces per head, n_heads heads per layer.")
+    return (f"{name} counts n_layers x n_heads x n_pieces^2 weights: 16,200 for "
+            "15 word pieces in this model (6 layers, 12 heads).")
+
+
+# ------------------------------------- stretch: the same head with a causal mask ---
+
+
+def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
+    """Check ``fn(x, W_Q, b_Q, W_K, b_K) -> weights (n, n)`` of a real head
+    with a causal mask: ``softmax(where(j <= i, Q K^T / sqrt(d_k), -inf))``.
+
+    Same inputs as :func:`check_real_head`; the expected weights are the
+    head's scores, masked before the softmax (lesson 06).
+    """
+
+    @_checker("the causal version of a real head")
+    def check_causal_head_pattern(fn, name):
+        mdl = _model(model)
+        run = mdl.run(text)
+        for layer, head in REAL_HEADS:
+            x = run.hidden[layer]
+            W_Q, b_Q, W_K, b_K = mdl.head_weights(layer, head)
+            Q, K = x @ W_Q + b_Q, x @ W_K + b_K
+            d_k, n = Q.shape[-1], x.shape[0]
+            S = Q @ K.T / math.sqrt(d_k)
+            lower = np.tril(np.ones((n, n), dtype=bool))
+
+            def masked(scores, keep=lower, fill=-np.inf):
+                return softmax(np.where(keep, scores, fill))
+
+            expected = masked(S)
+            result, _ = _call(fn, name, ("x", "W_Q", "b_Q", "W_K", "b_K"),
+                              x, W_Q, b_Q, W_K, b_K)
+            if isinstance(result, tuple) and len(result) == 2:
+                raise _Fail(f"Your {name} returned two things; return only the "
+                            "weights (the second thing attention returns).")
+            got = _as_array(result, f"What your {name} returns")
+            label = f"layer {layer}, head {head}"
+            _require_shape(got, expected.shape, f"For {label}, the weights",
+                           "One row per query token and one column per key token.")
+            if np.allclose(got, expected, rtol=0, atol=1e-5):
+                continue
+            if not np.isfinite(got).all():
+                raise _Fail(
+                    f"For {label} your weights contain NaN or inf. A row whose "
+                    "scores are all -inf has nothing to attend to: did you leave "
+                    "out the diagonal (np.tril(..., k=-1))? Row 0 must keep its "
+                    "own key.")
+            tries = {
+                "after": (softmax(S) * lower, "you masked after the softmax: the "
+                          "rows no longer sum to 1. Set the masked scores to -inf "
+                          "first, then take the softmax"),
+                "upper": (masked(S, lower.T), "wrong triangle: each token sees the "
+                          "tokens after it. Rows are queries: keep key j <= query "
+                          "i, the lower triangle (np.tril)"),
+                "diagonal": (masked(S, np.tril(lower, k=-1)), "you left out the "
+                             "diagonal: a token may attend to itself (np.tril "
+                             "with k=0, the default; j <= i)"),
+                "none": (softmax(S), "there is no causal mask: these are the "
+                         "model's own (bidirectional) weights. Mask key j > "
+                         "query i before the softmax"),
+                "zero": (masked(S, fill=0.0), "the masked scores are 0 instead "
+                         "of -inf: exp(0) = 1 still gives them weight"),
+                "scale": (masked(Q @ K.T), "the scores are not divided by "
+                          f"sqrt(d_k) = {math.sqrt(d_k):g}"),
+                "bias": (masked((x @ W_Q) @ (x @ W_K).T / math.sqrt(d_k)), "the "
+                         "biases are missing: Q = x @ W_Q + b_Q and K = x @ W_K "
+                         "+ b_K"),
+                "transposed": (expected.T, "your weights are transposed: rows "
+                               "must be queries (scores = Q K^T)"),
+            }
+            for wrong, why in tries.values():
+                if np.allclose(got, wrong, rtol=0, atol=1e-5):
+                    raise _Fail(f"For {label} {why}.")
+            worst = float(np.abs(got - expected).max())
+            raise _Fail(
+                f"For {label} your weights differ from the causal ones by up to "
+                f"{worst:.2g}. Build Q and K as in the exercise, then call "
+                "attention(Q, K, K, mask=np.tril(np.ones((n, n), dtype=bool))).")
+        return (f"{name} masks every real head it was given ({len(REAL_HEADS)} "
+                "heads) before the softmax, like a GPT-style decoder.")
+
+    return check_causal_head_pattern(fn)

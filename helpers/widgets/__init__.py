@@ -35,12 +35,14 @@ Python, tests) every update draws at once.
 For a browser test the widgets carry DOM classes: ``attn-explorer`` (the
 box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 ``attn-message`` (the Label), and ``attn-input`` plus ``attn-<name>`` on
-every input (``attn-temperature``, ``attn-token``, ``attn-target``, ...).
+every input (``attn-temperature``, ``attn-token``, ``attn-target``,
+``attn-layer``, ...).
 
 Modules: ``engine`` (drawing), ``panels`` (heatmap, bars), ``base`` (the
 explorer base, reading sentences), then one module per lesson group:
 ``words`` (00-02), ``patterns`` (03-04), ``updates`` (05-06), ``multihead``
-(07), ``cross`` (08), ``trained`` (09, with the training monitor).
+(07), ``cross`` (08), ``trained`` (09, with the training monitor),
+``realmodel`` (10, a real pretrained model).
 """
 
 from helpers.attention import attention_parameters
@@ -48,6 +50,7 @@ from helpers.widgets.cross import cross_explorer
 from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, mime_bundle
 from helpers.widgets.multihead import multi_head_explorer, parameter_calculator
 from helpers.widgets.patterns import pattern_explorer, qk_explorer
+from helpers.widgets.realmodel import real_attention_explorer
 from helpers.widgets.trained import TrainingMonitor, loss_figure, sense_explorer
 from helpers.widgets.updates import mask_explorer, update_explorer
 from helpers.widgets.words import embedding_explorer, first_taste, weighted_sum_explorer
@@ -67,6 +70,7 @@ __all__ = [
     "parameter_calculator",
     "pattern_explorer",
     "qk_explorer",
+    "real_attention_explorer",
     "sense_explorer",
     "update_explorer",
     "weighted_sum_explorer",

@@ -1,0 +1,306 @@
+"""Lesson 10: the real model's attention on any sentence the learner types.
+
+:func:`real_attention_explorer` runs all-MiniLM-L6-v2 (:mod:`helpers.
+pretrained`) on the sentence in the box and shows one head of one layer, or
+all 12 heads of a layer as a grid: rows are queries, columns are keys, the
+labels are the model's word pieces (``[CLS]`` first, ``[SEP]`` last).
+
+The model is loaded once per Python session (:func:`_shared_model`) and its
+runs are kept for the last few sentences, so that changing the layer or the
+head only redraws. Without a model (no copy and no network, or the packages
+missing) the explorer shows the one-sentence reason instead of a picture.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from types import SimpleNamespace
+
+import ipywidgets as widgets
+import matplotlib
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.colors import to_rgb
+
+from helpers.widgets.base import Explorer, _sentence_box
+from helpers.widgets.engine import (
+    BAD_COLOUR,
+    CMAP,
+    WEIGHT_SCALE,
+    display_label,
+    small_label_size,
+)
+from helpers.widgets.panels import Heatmap
+
+#: At most this many word pieces are drawn ([SEP] included); a longer text
+#: keeps its first MAX_PIECES - 1 pieces and its [SEP], and the explorer
+#: says how many were cut.
+MAX_PIECES = 32
+ALL_HEADS = "all 12 heads"
+_DEFAULT_SENTENCE = "The old fisherman pulled his boat onto the river bank at dawn."
+_RUNS_KEPT = 16  # runs remembered (sentence -> Run)
+
+_model = None  # the shared model, loaded on first use
+
+
+def _shared_model():
+    """``helpers.pretrained.load()``, once per session: ``(model, "")``, or
+    ``(None, one sentence saying why not)``. A failure is not remembered, so
+    the next explorer tries again (e.g. after a download)."""
+    global _model
+    if _model is None:
+        try:
+            from helpers import pretrained
+
+            _model = pretrained.load()
+        except ImportError as exc:
+            return None, (f"The real model needs the package '{exc.name}': install "
+                          "it with pip install safetensors tokenizers huggingface_hub,"
+                          " then run this cell again.")
+        except Exception as exc:  # ModelNotAvailable and anything unforeseen
+            return None, str(exc) or type(exc).__name__
+    return _model, ""
+
+
+def _grid_rects(rows=3, cols=4):
+    """Figure rectangles of the 12 small panels (3 rows x 4 columns)."""
+    left, width, gap = 0.085, 0.18, 0.035
+    bottom, height, vgap = 0.125, 0.215, 0.065
+    return [[left + c * (width + gap), bottom + (rows - 1 - r) * (height + vgap),
+             width, height] for r in range(rows) for c in range(cols)]
+
+
+def _thin(labels, pitch_px, size_pt, dpi):
+    """Keep every k-th label (and the last, ``[SEP]``) so that labels
+    ``pitch_px`` apart do not overlap. Returns (labels, k)."""
+    px = size_pt * dpi / 72.0
+    step = max(1, math.ceil(px / max(pitch_px, 1e-9) - 0.05))
+    keep = list(range(0, len(labels), step))
+    if keep and keep[-1] != len(labels) - 1:
+        keep[-1] = len(labels) - 1
+    keep = set(keep)
+    return [lab if i in keep else "" for i, lab in enumerate(labels)], step
+
+
+class _PixelImage(Artist):
+    """A heatmap written straight into the Agg pixel buffer, one flat colour
+    per cell (what ``imshow(..., interpolation="nearest")`` shows), at a
+    fraction of imshow's cost: 12 panels of up to 32 x 32 cells are redrawn
+    for every keystroke. The colours are the colour map's 256 entries, as
+    matplotlib picks them (``floor(256 x)``, clipped)."""
+
+    def __init__(self, ax, cmap=CMAP):
+        super().__init__()
+        self._ax = ax
+        cm = matplotlib.colormaps[cmap].resampled(256)
+        lut = np.round(cm(np.arange(256))[:, :3] * 255).astype(np.uint8)
+        bad = np.round(np.array(to_rgb(BAD_COLOUR)) * 255).astype(np.uint8)
+        self._lut = np.vstack([lut, bad])  # row 256: not a finite number
+        self._data = np.zeros((0, 0))
+        self._clim = (0.0, 1.0)
+        self._index_cache = {}
+        self.set_animated(True)
+
+    def set_data(self, data, vmin=0.0, vmax=1.0):
+        self._data = np.asarray(data, dtype=float)
+        self._clim = (float(vmin), float(vmax))
+        self.stale = True
+
+    def _pixels(self, bbox, height, n, m):
+        """Rows and columns of the pixels inside the axes, and each pixel's cell."""
+        key = (tuple(np.round(bbox.bounds, 3)), height, n, m)
+        if key not in self._index_cache:
+            x0, x1 = int(round(bbox.x0)), int(round(bbox.x1))
+            top, bottom = height - bbox.y1, height - bbox.y0
+            y0, y1 = int(round(top)), int(round(bottom))
+            cols = ((np.arange(x0, x1) + 0.5 - bbox.x0) * m / bbox.width).astype(int)
+            rows = ((np.arange(y0, y1) + 0.5 - top) * n / bbox.height).astype(int)
+            self._index_cache[key] = (y0, y1, x0, x1, np.clip(rows, 0, n - 1),
+                                      np.clip(cols, 0, m - 1))
+        return self._index_cache[key]
+
+    def draw(self, renderer):
+        data = self._data
+        if not self.get_visible() or data.size == 0:
+            return
+        arr = np.asarray(renderer.buffer_rgba())
+        n, m = data.shape
+        y0, y1, x0, x1, rows, cols = self._pixels(self._ax.bbox, arr.shape[0], n, m)
+        vmin, vmax = self._clim
+        with np.errstate(invalid="ignore"):
+            scaled = (data - vmin) * (256.0 / (vmax - vmin))
+            index = np.clip(np.floor(np.nan_to_num(scaled, nan=0.0)), 0, 255)
+        index = np.where(np.isfinite(data), index, 256).astype(np.intp)
+        cells = self._lut[index]  # (n, m, 3): one colour per cell
+        pixels = cells.take(rows, axis=0).take(cols, axis=1)
+        arr[max(y0, 0):y1, max(x0, 0):x1, :3] = pixels[max(-y0, 0):, max(-x0, 0):]
+        self.stale = False
+
+
+class _FastHeatmap(Heatmap):
+    """A :class:`Heatmap` whose cells are drawn by :class:`_PixelImage`."""
+
+    def __init__(self, art, rect, **kw):
+        super().__init__(art, rect, **kw)
+        self.im.set_visible(False)  # still the colour bar's colour scale
+        self.pixels = art.add(_PixelImage(self.ax))
+        self.ax.add_artist(self.pixels)
+
+    def update(self, data, *args, vmin=0.0, vmax=1.0, **kw):
+        self.pixels.set_data(data, vmin, vmax)
+        return super().update(data, *args, vmin=vmin, vmax=vmax, **kw)
+
+
+class _RealAttentionExplorer(Explorer):
+    kind = "real_attention_explorer"
+    figsize = (12.0, 10.0)
+
+    # state set by every update
+    all_weights: np.ndarray | None = None  # the layer's 12 patterns, (12, n, n)
+    run: object = None  # the model's Run for the (capped) sentence
+    n_cut: int = 0  # word pieces cut from a long text
+
+    def __init__(self, sentence, layer, head):
+        self.model, self.unavailable = _shared_model()
+        n_layers = self.model.n_layers if self.model is not None else 6
+        n_heads = self.model.n_heads if self.model is not None else 12
+        self._runs = OrderedDict()
+        self.sentence = _sentence_box(sentence)
+        self.layer = widgets.Dropdown(
+            options=[(f"layer {i}", i) for i in range(n_layers)],
+            value=min(max(int(layer), 0), n_layers - 1), description="Layer:",
+            layout=widgets.Layout(width="11em"))
+        head_options = [(ALL_HEADS, ALL_HEADS)] + [(f"head {i}", i)
+                                                   for i in range(n_heads)]
+        if head != ALL_HEADS:
+            head = min(max(int(head), 0), n_heads - 1)
+        self.head = widgets.Dropdown(options=head_options, value=head,
+                                     description="Head:",
+                                     layout=widgets.Layout(width="13em"))
+        self._n_heads = n_heads
+        super().__init__([self.sentence, widgets.HBox([self.layer, self.head])],
+                         [self.sentence, self.layer, self.head])
+
+    # -- drawing ------------------------------------------------------------
+    def _build(self, art):
+        art.single = _FastHeatmap(art, [0.25, 0.16, 0.56, 0.74],
+                             cbar_rect=[0.83, 0.16, 0.015, 0.74],
+                             rows=MAX_PIECES, cols=MAX_PIECES)
+        rects = _grid_rects()
+        art.grid = []
+        for k, rect in enumerate(rects):
+            first_col, last_row = k % 4 == 0, k >= 8
+            art.grid.append(_FastHeatmap(
+                art, rect, cbar_rect=[0.93, 0.125, 0.012, 0.775] if k == 3 else None,
+                rows=MAX_PIECES if first_col else 0,
+                cols=MAX_PIECES if last_row else 0,
+                title_size=10, small=True, room=rect[0] if first_col else 0.035))
+        art.suptitle = art.text(0.5, 0.965, "", ha="center", va="center",
+                                fontsize=13)
+
+    def _run(self, text):
+        run = self._runs.get(text)
+        if run is None:
+            run = self.model.run(text, max_tokens=MAX_PIECES)
+            self._runs[text] = run
+            while len(self._runs) > _RUNS_KEPT:
+                self._runs.popitem(last=False)
+        else:
+            self._runs.move_to_end(text)
+        return run
+
+    def _compute(self):
+        choice = self.head.value
+        grid_shape = (self._n_heads, 0, 0) if choice == ALL_HEADS else (0, 0)
+        text = "" if self.sentence.value is None else str(self.sentence.value)
+        if self.model is None or not text.strip():
+            note = self.unavailable or "Type a sentence in the box."
+            return SimpleNamespace(
+                empty=True, tokens=[], weights=np.zeros(grid_shape),
+                placeholder=("The real model is not available" if self.model is None
+                             else "Type a sentence above"),
+                notes=[note], extra={"all_weights": None, "run": None, "n_cut": 0})
+        run = self._run(text)
+        layer = int(self.layer.value)
+        A = run.attention[layer]
+        weights = A if choice == ALL_HEADS else A[int(choice)]
+        notes = []
+        n = len(run.tokens)
+        if run.n_cut:
+            notes.append(f"Long text: showing its first {n - 1} word pieces and "
+                         f"[SEP]; {run.n_cut} of its {n + run.n_cut} word pieces "
+                         "were cut.")
+        if n == 2:
+            notes.append("No word pieces in that text (only spaces or invisible "
+                         "characters): [CLS] and [SEP] are shown alone.")
+        unknown = run.tokens.count("[UNK]")
+        if unknown:
+            notes.append(f"{unknown} word piece{'s' if unknown > 1 else ''} "
+                         f"{'are' if unknown > 1 else 'is'} [UNK]: the model's "
+                         "table has no piece for some characters (emoji, many "
+                         "symbols and scripts).")
+        labels, replaced = [], False
+        for t in run.tokens:
+            label, r = display_label(t)
+            labels.append(label)
+            replaced = replaced or r
+        if replaced:
+            notes.append("Characters this font cannot draw are shown as '?'.")
+        return SimpleNamespace(empty=False, tokens=list(run.tokens), labels=labels,
+                               weights=weights, all=A, layer=layer, choice=choice,
+                               notes=notes,
+                               extra={"all_weights": A, "run": run,
+                                      "n_cut": int(run.n_cut)})
+
+    def _paint(self, art, s):
+        single = s.choice != ALL_HEADS
+        art.single.set_visible(single)
+        for g in art.grid:
+            g.set_visible(not single)
+        if single:
+            art.suptitle.set_visible(False)
+            return ("single",) + art.single.update(
+                s.weights, s.labels, s.labels, xlabel="key", ylabel="query",
+                title=f"all-MiniLM-L6-v2, layer {s.layer}, head {s.choice}",
+                **WEIGHT_SCALE)
+        art.suptitle.set_visible(True)
+        art.suptitle.set_text(f"all-MiniLM-L6-v2, layer {s.layer}: all "
+                              f"{self._n_heads} heads (rows = queries, "
+                              "columns = keys)")
+        n = len(s.labels)
+        dpi = art.fig.dpi
+        pitch = _grid_rects()[0][3] * art.fig.bbox.height / max(n, 1)
+        shown, _ = _thin(s.labels, pitch, small_label_size(n), dpi)
+        for k, g in enumerate(art.grid):
+            first_col, last_row = k % 4 == 0, k >= 8
+            g.update(s.all[k], shown if first_col else [],
+                     shown if last_row else [], title=f"head {k}",
+                     xlabel="key" if last_row else "",
+                     ylabel="query" if first_col else "", **WEIGHT_SCALE)
+        return ("grid",)
+
+    def _paint_all(self, art, state):
+        if state.empty:
+            art.suptitle.set_visible(False)
+        return super()._paint_all(art, state)
+
+    def _summary(self):
+        if self.model is None:
+            return f"<{self.kind}: {self.unavailable}>"
+        return super()._summary().replace("tokens", "word pieces")
+
+
+def real_attention_explorer(sentence=None, layer=0, head=ALL_HEADS):
+    """Lesson 10: a real model's attention on any sentence.
+
+    Type a sentence; ``.layer`` (0-5) and ``.head`` (0-11, or
+    ``"all 12 heads"`` for a grid of the layer) pick what is shown. The
+    text is cut to ``MAX_PIECES`` word pieces (the message says how many
+    were cut). ``.tokens`` are the word pieces, ``.weights`` is
+    ``run.attention[layer, head]`` of ``model.run(sentence)``, shape (n, n),
+    or the whole layer (12, n, n) for the grid; ``.all_weights`` is always
+    the layer's (12, n, n), ``.run`` the model's run, ``.message`` the notes.
+    """
+    return _RealAttentionExplorer(_DEFAULT_SENTENCE if sentence is None else sentence,
+                                  layer, head)
