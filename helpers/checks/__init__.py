@@ -15,7 +15,7 @@ checkers; ``_core`` what they share. Usage in a notebook::
     from helpers import checks
     checks.check_softmax(my_softmax);
 """
-from helpers.checks.lesson01 import check_cosine
+from helpers.checks.lesson01 import check_cosine, check_length, check_nearest
 from helpers.checks.lesson02 import check_softmax
 from helpers.checks.lesson03 import check_scores
 from helpers.checks.lesson04 import check_attention
@@ -29,6 +29,8 @@ __all__ = [
     "check_attention",
     "check_causal_mask",
     "check_cosine",
+    "check_length",
+    "check_nearest",
     "check_cross_attention",
     "check_multi_head",
     "check_scores",

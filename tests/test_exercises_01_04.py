@@ -1,0 +1,71 @@
+"""Warm-up and stretch checkers of lessons 01-04: each passes its reference
+solution and names each classic mistake (a deliberately wrong function)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import checks, lexicon
+from helpers.attention import softmax
+from tests.test_checks import assert_diagnosis, assert_success, run
+from tools.solutions import lesson01, lesson02, lesson03, lesson04
+
+NEW_CHECKERS = [
+    checks.check_length,
+    checks.check_nearest,
+]
+
+
+@pytest.mark.parametrize("checker", NEW_CHECKERS, ids=lambda c: c.__name__)
+def test_stub_and_garbage(checker, capsys):
+    def stub(*args, **kwargs):
+        raise NotImplementedError
+
+    result, printed = run(checker, stub, capsys)
+    assert result is False and printed.startswith("Not done yet")
+    assert_diagnosis(checker, lambda *a, **k: "hello", capsys)
+
+    def broken(*args, **kwargs):
+        raise KeyError("oops")
+
+    assert_diagnosis(checker, broken, capsys, "KeyError", "oops")
+
+
+# ---------------------------------------------------------------- lesson 01 ---
+
+
+def test_length(capsys):
+    assert_success(checks.check_length, lesson01.length, capsys)
+    assert_success(checks.check_length, np.linalg.norm, capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needle"), [
+    (lambda a: a @ a, "square root"),
+    (lambda a: a.sum(), "plain sum"),
+    (lambda a: np.abs(a).sum(), "absolute values"),
+    (lambda a: np.sqrt(a * a), "add them up"),
+])
+def test_length_mistakes(wrong, needle, capsys):
+    assert_diagnosis(checks.check_length, wrong, capsys, needle)
+
+
+def test_nearest(capsys):
+    assert_success(checks.check_nearest, lesson01.nearest, capsys)
+
+
+def _cos(t, v):
+    return t @ v / (np.linalg.norm(t, axis=1) * np.linalg.norm(v))
+
+
+@pytest.mark.parametrize(("wrong", "needle"), [
+    (lambda t, v, k: np.argsort(-(t @ v))[:k], "dot product"),
+    (lambda t, v, k: np.argsort(_cos(t, v))[:k], "least similar"),
+    (lambda t, v, k: np.argsort(-_cos(t, v))[:k][::-1], "worst first"),
+    (lambda t, v, k: np.argsort(-((t / np.linalg.norm(t, axis=0)) @ v))[:k],
+     "columns"),
+    (lambda t, v, k: _cos(t, v), "cosines themselves"),
+    (lambda t, v, k: np.argsort(-_cos(t, v)), "only the best k"),
+])
+def test_nearest_mistakes(wrong, needle, capsys):
+    assert_diagnosis(checks.check_nearest, wrong, capsys, needle)
