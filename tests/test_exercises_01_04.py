@@ -6,14 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import checks, lexicon
+from helpers import checks
 from helpers.attention import softmax
 from tests.test_checks import assert_diagnosis, assert_success, run
-from tools.solutions import lesson01, lesson02, lesson03, lesson04
+from tools.solutions import lesson01, lesson02
 
 NEW_CHECKERS = [
     checks.check_length,
     checks.check_nearest,
+    checks.check_mix,
+    checks.check_context_vectors,
 ]
 
 
@@ -69,3 +71,44 @@ def _cos(t, v):
 ])
 def test_nearest_mistakes(wrong, needle, capsys):
     assert_diagnosis(checks.check_nearest, wrong, capsys, needle)
+
+
+# ---------------------------------------------------------------- lesson 02 ---
+
+
+def test_mix(capsys):
+    assert_success(checks.check_mix, lesson02.mix, capsys)
+    assert_success(checks.check_mix, lambda w, r: (w[:, None] * r).sum(axis=0), capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needle"), [
+    (lambda w, r: w[:, None] * r, "not added up"),
+    (lambda w, r: (w[:, None] * r).sum(axis=1), "one number per row"),
+    (lambda w, r: r.mean(axis=0), "plain average"),
+    (lambda w, r: r.sum(axis=0), "without their weights"),
+    (lambda w, r: r @ w, "inner sizes"),
+])
+def test_mix_mistakes(wrong, needle, capsys):
+    assert_diagnosis(checks.check_mix, wrong, capsys, needle)
+
+
+def naive_context(E):
+    e = np.exp(E @ E.T)
+    return e / e.sum(axis=-1, keepdims=True) @ E
+
+
+def test_context_vectors(capsys):
+    assert_success(checks.check_context_vectors, lesson02.context_vectors, capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needle"), [
+    (lambda E: softmax(E @ E.T, axis=0) @ E, "wrong axis"),
+    (lambda E: softmax(E @ E.T).T @ E, "A.T"),
+    (lambda E: (E @ E.T) @ E, "raw scores"),
+    (lambda E: softmax(E @ E.T / np.sqrt(E.shape[1])) @ E, "no scaling"),
+    (lambda E: softmax(E @ E.T), "weights a"),
+    (lambda E: softmax(E.T @ E), "e^t e"),
+    (naive_context, "overflow"),
+])
+def test_context_vectors_mistakes(wrong, needle, capsys):
+    assert_diagnosis(checks.check_context_vectors, wrong, capsys, needle)

@@ -16,7 +16,7 @@ checkers; ``_core`` what they share. Usage in a notebook::
     checks.check_softmax(my_softmax);
 """
 from helpers.checks.lesson01 import check_cosine, check_length, check_nearest
-from helpers.checks.lesson02 import check_softmax
+from helpers.checks.lesson02 import check_context_vectors, check_mix, check_softmax
 from helpers.checks.lesson03 import check_scores
 from helpers.checks.lesson04 import check_attention
 from helpers.checks.lesson05 import check_update
@@ -28,10 +28,12 @@ from helpers.checks.lesson09 import check_softmax_backward
 __all__ = [
     "check_attention",
     "check_causal_mask",
+    "check_context_vectors",
     "check_cosine",
     "check_length",
     "check_nearest",
     "check_cross_attention",
+    "check_mix",
     "check_multi_head",
     "check_scores",
     "check_softmax",
