@@ -6,16 +6,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import checks
+from helpers import checks, lexicon
 from helpers.attention import softmax
 from tests.test_checks import assert_diagnosis, assert_success, run
-from tools.solutions import lesson01, lesson02
+from tools.solutions import lesson01, lesson02, lesson03
 
 NEW_CHECKERS = [
     checks.check_length,
     checks.check_nearest,
     checks.check_mix,
     checks.check_context_vectors,
+    checks.check_one_score,
+    checks.check_chemistry_head,
 ]
 
 
@@ -112,3 +114,66 @@ def test_context_vectors(capsys):
 ])
 def test_context_vectors_mistakes(wrong, needle, capsys):
     assert_diagnosis(checks.check_context_vectors, wrong, capsys, needle)
+
+
+# ---------------------------------------------------------------- lesson 03 ---
+
+
+def test_one_score(capsys):
+    assert_success(checks.check_one_score, lesson03.one_score, capsys)
+    assert_success(checks.check_one_score, lambda Q, K, i, j: (Q @ K.T)[i, j], capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needle"), [
+    (lambda Q, K, i, j: Q[j] @ K[i], "swapped the roles"),
+    (lambda Q, K, i, j: Q[i] @ K[j] / np.sqrt(Q.shape[1]), "sqrt(d_k)"),
+    (lambda Q, K, i, j: Q[i] @ Q[j], "used Q twice"),
+    (lambda Q, K, i, j: K[i] @ K[j], "used K twice"),
+    (lambda Q, K, i, j: Q[i] * K[j], "add them up"),
+])
+def test_one_score_mistakes(wrong, needle, capsys):
+    assert_diagnosis(checks.check_one_score, wrong, capsys, needle)
+
+
+def head(query=(), keys=(), d_q=1, d_k=1, rows=None):
+    """A head whose W_Q/W_K read the named feature rows (column 0)."""
+    F = list(lexicon.FEATURES)
+    rows = rows or lexicon.D_MODEL
+
+    def fn():
+        W_Q, W_K = np.zeros((rows, d_q)), np.zeros((rows, d_k))
+        for name, value in query:
+            W_Q[F.index(name), 0] = value
+        for name, value in keys:
+            W_K[F.index(name), 0] = value
+        return W_Q, W_K
+
+    return fn
+
+
+def test_chemistry_head(capsys):
+    assert_success(checks.check_chemistry_head, lesson03.chemistry_head, capsys)
+    wide = head([("ambiguous", 8.0)], [("chemistry", 1.0), ("ambiguous", -1.0)],
+                d_q=4, d_k=4)
+    assert_success(checks.check_chemistry_head, wide, capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needles"), [
+    (head([("ambiguous", 8.0)], [("chemistry", 1.0)]),
+     ["attends to itself", "weighed", "'ambiguous' flag"]),
+    (head([("ambiguous", 8.0)], [("animal", 1.0)]),
+     ["animal word 'cat'", "reads mostly the 'animal' row"]),
+    (head([("ambiguous", 8.0)], [("chemistry", 1.0), ("animal", 2.0)]),
+     ["animal word 'cat'"]),
+    (head([("ambiguous", 8.0)], [("ambiguous", 1.0)]),
+     ["attends to itself", "reads mostly the 'ambiguous' row"]),
+    (head([], [("chemistry", 1.0)]), ["same weight"]),
+    (head([("ambiguous", 8.0)], [("chemistry", 1.0)], d_q=2, d_k=3),
+     ["d_k mismatch", "length 2", "length 3"]),
+    (head([("ambiguous", 8.0)], [("chemistry", 1.0)], rows=len(lexicon.FEATURES)),
+     ["position columns", "44 rows"]),
+    (lambda: np.zeros((lexicon.D_MODEL, 1)), ["two matrices"]),
+    (head([("ambiguous", np.inf)], [("chemistry", 1.0)]), ["nan or inf"]),
+])
+def test_chemistry_head_mistakes(wrong, needles, capsys):
+    assert_diagnosis(checks.check_chemistry_head, wrong, capsys, *needles)
