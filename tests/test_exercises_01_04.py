@@ -9,7 +9,7 @@ import pytest
 from helpers import checks, lexicon
 from helpers.attention import softmax
 from tests.test_checks import assert_diagnosis, assert_success, run
-from tools.solutions import lesson01, lesson02, lesson03
+from tools.solutions import lesson01, lesson02, lesson03, lesson04
 
 NEW_CHECKERS = [
     checks.check_length,
@@ -18,6 +18,8 @@ NEW_CHECKERS = [
     checks.check_context_vectors,
     checks.check_one_score,
     checks.check_chemistry_head,
+    checks.check_softmax_temperature,
+    checks.check_attention_dropout,
 ]
 
 
@@ -177,3 +179,74 @@ def test_chemistry_head(capsys):
 ])
 def test_chemistry_head_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_chemistry_head, wrong, capsys, *needles)
+
+
+# ---------------------------------------------------------------- lesson 04 ---
+
+
+def test_softmax_temperature(capsys):
+    assert_success(checks.check_softmax_temperature, lesson04.softmax_temperature,
+                   capsys)
+
+
+def naive_temperature(x, T):
+    e = np.exp(x / T)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize(("wrong", "needle"), [
+    (lambda x, T: softmax(x * T), "multiplied the scores by t"),
+    (lambda x, T: softmax(x) / T, "after softmax"),
+    (lambda x, T: softmax(x), "do not depend on t"),
+    (lambda x, T: softmax(x / np.sqrt(T)), "sqrt(t)"),
+    (naive_temperature, "overflows"),
+])
+def test_softmax_temperature_mistakes(wrong, needle, capsys):
+    assert_diagnosis(checks.check_softmax_temperature, wrong, capsys, needle)
+
+
+def dropout(where="after", scale=True, seeded=True, keep_rule="ge", divide_by_p=False):
+    """A dropout implementation with one deliberate mistake (or none)."""
+    def fn(Q, K, V, p, seed):
+        rng = np.random.default_rng(seed if seeded else None)
+        S = Q @ K.T / np.sqrt(Q.shape[-1])
+        u = rng.random(S.shape)
+        keep = u >= p if keep_rule == "ge" else u < p
+        if where == "before":
+            A = softmax(np.where(keep, S, -np.inf))
+        else:
+            A = softmax(S) * keep
+            if divide_by_p:
+                A = A / p
+            elif scale:
+                A = A / (1 - p)
+        return A @ V, A
+    return fn
+
+
+def test_attention_dropout(capsys):
+    assert_success(checks.check_attention_dropout, lesson04.attention_dropout, capsys)
+    assert_success(checks.check_attention_dropout, dropout(), capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needle"), [
+    (dropout(where="before"), "before softmax"),
+    (dropout(scale=False), "rescale them by 1 / (1 - p)"),
+    (dropout(seeded=False), "not seeded"),
+    (dropout(keep_rule="lt"), "keeps a fraction p"),
+    (dropout(divide_by_p=True), "instead of 1 - p"),
+    (lambda Q, K, V, p, seed: (_drop_rows(Q, K, p) @ V, _drop_rows(Q, K, p)),
+     "p = 0 nothing should be dropped"),
+    (lambda Q, K, V, p, seed: lesson04.attention_dropout(Q, K, V, p, 0),
+     "ignores the seed"),
+    (lambda Q, K, V, p, seed: lesson04.attention_dropout(Q, K, V, p, seed)[::-1],
+     "other order"),
+])
+def test_attention_dropout_mistakes(wrong, needle, capsys):
+    assert_diagnosis(checks.check_attention_dropout, wrong, capsys, needle)
+
+
+def _drop_rows(Q, K, p):
+    """Wrong: shrinks every weight, so rows change even at p = 0."""
+    A = softmax(Q @ K.T / np.sqrt(Q.shape[-1]))
+    return A * 0.9

@@ -18,7 +18,11 @@ checkers; ``_core`` what they share. Usage in a notebook::
 from helpers.checks.lesson01 import check_cosine, check_length, check_nearest
 from helpers.checks.lesson02 import check_context_vectors, check_mix, check_softmax
 from helpers.checks.lesson03 import check_chemistry_head, check_one_score, check_scores
-from helpers.checks.lesson04 import check_attention
+from helpers.checks.lesson04 import (
+    check_attention,
+    check_attention_dropout,
+    check_softmax_temperature,
+)
 from helpers.checks.lesson05 import check_update
 from helpers.checks.lesson06 import check_causal_mask
 from helpers.checks.lesson07 import check_multi_head
@@ -27,6 +31,7 @@ from helpers.checks.lesson09 import check_softmax_backward
 
 __all__ = [
     "check_attention",
+    "check_attention_dropout",
     "check_causal_mask",
     "check_chemistry_head",
     "check_context_vectors",
@@ -40,5 +45,6 @@ __all__ = [
     "check_scores",
     "check_softmax",
     "check_softmax_backward",
+    "check_softmax_temperature",
     "check_update",
 ]
