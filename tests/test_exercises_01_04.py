@@ -235,6 +235,8 @@ def test_attention_dropout(capsys):
     (dropout(seeded=False), "not seeded"),
     (dropout(keep_rule="lt"), "keeps a fraction p"),
     (dropout(divide_by_p=True), "instead of 1 - p"),
+    (lambda Q, K, V, p, seed: _times(lesson04.attention_dropout(Q, K, V, p, seed),
+                                     V, (1 - p) ** 2), "multiplied the kept"),
     (lambda Q, K, V, p, seed: (_drop_rows(Q, K, p) @ V, _drop_rows(Q, K, p)),
      "p = 0 nothing should be dropped"),
     (lambda Q, K, V, p, seed: lesson04.attention_dropout(Q, K, V, p, 0),
@@ -250,3 +252,9 @@ def _drop_rows(Q, K, p):
     """Wrong: shrinks every weight, so rows change even at p = 0."""
     A = softmax(Q @ K.T / np.sqrt(Q.shape[-1]))
     return A * 0.9
+
+
+def _times(result, V, factor):
+    """Wrong: the weights multiplied by (1 - p) instead of divided by it."""
+    _, w = result
+    return (w * factor) @ V, w * factor
