@@ -15,10 +15,14 @@ checkers; ``_core`` what they share. Usage in a notebook::
     from helpers import checks
     checks.check_softmax(my_softmax);
 """
-from helpers.checks.lesson01 import check_cosine
-from helpers.checks.lesson02 import check_softmax
-from helpers.checks.lesson03 import check_scores
-from helpers.checks.lesson04 import check_attention
+from helpers.checks.lesson01 import check_cosine, check_length, check_nearest
+from helpers.checks.lesson02 import check_context_vectors, check_mix, check_softmax
+from helpers.checks.lesson03 import check_chemistry_head, check_one_score, check_scores
+from helpers.checks.lesson04 import (
+    check_attention,
+    check_attention_dropout,
+    check_softmax_temperature,
+)
 from helpers.checks.lesson05 import check_update
 from helpers.checks.lesson06 import check_causal_mask
 from helpers.checks.lesson07 import check_multi_head
@@ -33,14 +37,22 @@ from helpers.checks.lesson10 import (
 __all__ = [
     "check_attention",
     "check_causal_head_pattern",
+    "check_attention_dropout",
     "check_causal_mask",
+    "check_chemistry_head",
+    "check_context_vectors",
     "check_cosine",
+    "check_length",
+    "check_nearest",
     "check_cross_attention",
+    "check_mix",
     "check_multi_head",
     "check_n_attention_weights",
     "check_real_head",
+    "check_one_score",
     "check_scores",
     "check_softmax",
     "check_softmax_backward",
+    "check_softmax_temperature",
     "check_update",
 ]

@@ -1,4 +1,4 @@
-"""Lesson 03: the checker of the score grid."""
+"""Lesson 03: the checkers of one score, the score grid and a chemistry head."""
 
 from __future__ import annotations
 
@@ -88,3 +88,167 @@ def check_scores(fn, name):
             f"got {_fmt(got)}."
         )
     return f"{name} computes Q K^T with rows = queries on {len(cases)} cases."
+
+
+@_checker("one score q_i . k_j")
+def check_one_score(fn, name):
+    """Check ``fn(Q, K, i, j) -> float``: query i's score for key j."""
+    Q = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, -1.0], [2.0, 1.0, 0.0]])
+    K = np.array([[0.5, 1.0, 1.0], [2.0, 0.0, -0.5], [1.0, 1.0, 1.0]])
+    rng = np.random.default_rng(_SEED)
+    cases = [(Q, K, 0, 1), (Q, K, 1, 0), (Q, K, 2, 2),
+             (rng.standard_normal((4, 2)), rng.standard_normal((4, 2)), 3, 1)]
+    for q, k, i, j in cases:
+        expected = float(q[i] @ k[j])
+        result, _ = _call(fn, name, ("Q", "K", "i", "j"), q, k, i, j)
+        got = _as_array(result, f"What {name} returns")
+        if got.shape == q[i].shape:
+            raise _Fail(
+                f"For i = {i}, j = {j} you returned a vector {_fmt(got)}: the "
+                "entry-by-entry products. Add them up: Q[i] @ K[j]."
+            )
+        if got.size != 1:
+            raise _Fail(f"{name} should return one number, not shape {got.shape}.")
+        value = float(got.reshape(()))
+        if math.isclose(value, expected, rel_tol=1e-6, abs_tol=1e-9):
+            continue
+        where = (f"For i = {i}, j = {j} you returned {value:.4g}, expected "
+                 f"{expected:.4g}")
+        named = [
+            (float(q[j] @ k[i]), "you swapped the roles: that is query j's score "
+             "for key i. The query comes from row i of Q, the key from row j of K"),
+            (expected / math.sqrt(q.shape[1]), "you divided by sqrt(d_k); the raw "
+             "score has no scaling (that is lesson 04)"),
+            (float(q[i] @ q[j]), "you used Q twice; the key is row j of K"),
+            (float(k[i] @ k[j]), "you used K twice; the query is row i of Q"),
+            (float((q @ k.T)[j, i]), "you read the grid Q K^T at [j, i]; rows are "
+             "queries, so it is [i, j]"),
+        ]
+        for wrong, why in named:
+            if math.isclose(value, wrong, rel_tol=1e-6, abs_tol=1e-9):
+                raise _Fail(f"{where}: {why}.")
+        raise _Fail(f"{where}. The score is Q[i] @ K[j].")
+    return f"{name} gives Q[i] . K[j] on {len(cases)} cases (rows = queries)."
+
+
+# Sentences for the chemistry head: in each, 'mole' has one or more chemistry
+# clues, and distractors from its other fields (animal, body) or none.
+CHEMISTRY_SENTENCES = (
+    "the cat knocked over a mole of salt and some oxygen",  # animal distractor
+    "the doctor measured one mole of acid",  # body distractor
+    "the shrew and the mole met a chemist",
+    "one mole of carbon dioxide",
+    "in the lab we weighed one mole",  # weak clues: lab and weighed are 0.5
+)
+
+
+def _field_of(vec, names):
+    """The strongest meaning field of a feature row (or None)."""
+    from helpers import lexicon
+
+    fields = [f for f in lexicon.FIELDS if f != "ambiguous"]
+    best = max(fields, key=lambda f: vec[names.index(f)])
+    return best if vec[names.index(best)] > 0 else None
+
+
+def _key_reads(W_K, names):
+    """The meaning field whose row of W_K is largest (or None if all <= 0)."""
+    from helpers import lexicon
+
+    fields = list(lexicon.FIELDS)
+    best = max(fields, key=lambda f: W_K[names.index(f)].max())
+    return best if W_K[names.index(best)].max() > 0 else None
+
+
+@_checker("a head that makes 'mole' look at chemistry words")
+def check_chemistry_head(fn, name):
+    """Check ``fn() -> (W_Q, W_K)``, each (D_MODEL, d_k): in every sentence of
+    CHEMISTRY_SENTENCES, 'mole''s largest weight lands on a chemistry word."""
+    from helpers import lexicon
+
+    result, _ = _call(fn, name, ())
+    if isinstance(result, np.ndarray) or not isinstance(result, (tuple, list)) \
+            or len(result) != 2:
+        raise _Fail(f"{name} should return two matrices: `return W_Q, W_K`.")
+    W_Q = _as_array(result[0], "W_Q")
+    W_K = _as_array(result[1], "W_K")
+    D = lexicon.D_MODEL
+    names = list(lexicon.FEATURES)
+    for what, W in (("W_Q", W_Q), ("W_K", W_K)):
+        if W.ndim != 2:
+            raise _Fail(f"{what} should be a matrix (D_MODEL, d_k); yours has "
+                        f"shape {W.shape}.")
+        if W.shape[0] != D:
+            extra = (" You left out the position columns: E has "
+                     f"{len(names)} feature columns plus {D - len(names)} position "
+                     "columns; leave the position rows at zero."
+                     if W.shape[0] == len(names) else "")
+            raise _Fail(f"{what} needs one row per column of E, {D} rows; yours "
+                        f"has {W.shape[0]}.{extra}")
+    if W_Q.shape[1] != W_K.shape[1]:
+        raise _Fail(
+            f"d_k mismatch: W_Q gives queries of length {W_Q.shape[1]}, W_K keys of "
+            f"length {W_K.shape[1]}. A query is compared with a key by a dot "
+            "product, so both need the same d_k."
+        )
+    if W_Q.shape[1] == 0:
+        raise _Fail("d_k is 0: give W_Q and W_K at least one column.")
+    if _nonfinite(W_Q) or _nonfinite(W_K):
+        raise _Fail("Your W_Q or W_K contains NaN or inf.")
+    d_k = W_Q.shape[1]
+    chem = names.index("chemistry")
+    for sentence in CHEMISTRY_SENTENCES:
+        emb = lexicon.embed(sentence)
+        t = emb.tokens.index("mole")
+        Q, K = emb.E @ W_Q, emb.E @ W_K
+        a = softmax(Q[t] @ K.T / math.sqrt(d_k))
+        clues = [j for j, tok in enumerate(emb.tokens)
+                 if j != t and emb.E[j, chem] > 0]
+        best_clue = max(clues, key=lambda j: a[j])
+        top = float(a.max())
+        if a[best_clue] >= top - 1e-9 and a[t] < a[best_clue] - 1e-6:
+            continue
+        reads = _key_reads(W_K, names)
+        hint = ""
+        if reads != "chemistry":
+            hint = (f" Your W_K reads mostly the '{reads}' row" if reads else
+                    " Your W_K has no positive entry in a meaning-field row")
+            hint += ("; the keys should read the 'chemistry' column of E "
+                     f"(row F.index('chemistry') = {chem} of W_K).")
+        if np.ptp(a) < 1e-6:
+            raise _Fail(
+                f"In '{sentence}' 'mole' gives every token the same weight "
+                f"({top:.2f}): its query scores all keys alike.{hint} Give W_Q a "
+                "non-zero entry in a row that 'mole' has (e.g. its 'ambiguous' "
+                "flag) and W_K one in the 'chemistry' row."
+            )
+        winner = int(np.argmax(a))
+        if winner != t and a[winner] > a[t] + 1e-6 and winner not in clues:
+            field = _field_of(emb.E[winner, :len(names)], names)
+            what = f"the {field} word" if field else "the word"
+            raise _Fail(
+                f"In '{sentence}' 'mole' attends most to {what} "
+                f"'{emb.tokens[winner]}' ({a[winner]:.2f}), not to a chemistry "
+                f"clue (best: '{emb.tokens[best_clue]}', {a[best_clue]:.2f})."
+                + (hint or " Your W_K reads the 'chemistry' row, but other rows "
+                   "too: keep only the chemistry entry (and a negative one for "
+                   "'mole' itself).")
+            )
+        if hint:
+            raise _Fail(
+                f"In '{sentence}' 'mole' attends to itself ({a[t]:.2f}) at "
+                f"least as much as to its best chemistry clue "
+                f"'{emb.tokens[best_clue]}' ({a[best_clue]:.2f}).{hint}"
+            )
+        raise _Fail(
+            f"In '{sentence}' 'mole' attends to itself ({a[t]:.2f}) at least "
+            f"as much as to its best chemistry clue '{emb.tokens[best_clue]}' "
+            f"({a[best_clue]:.2f}). 'mole' itself has chemistry 0.5, as much "
+            "as a weak clue like 'weighed'. Let its key lose what the clues "
+            "gain: a negative W_K entry in a row only 'mole' has (the "
+            "'ambiguous' flag)."
+        )
+    return (
+        f"in all {len(CHEMISTRY_SENTENCES)} sentences 'mole' puts its largest "
+        "weight on a chemistry word, never on itself or on an animal or body word."
+    )
