@@ -19,18 +19,38 @@ from helpers.checks.lesson01 import check_cosine
 from helpers.checks.lesson02 import check_softmax
 from helpers.checks.lesson03 import check_scores
 from helpers.checks.lesson04 import check_attention
-from helpers.checks.lesson05 import check_update
-from helpers.checks.lesson06 import check_causal_mask
-from helpers.checks.lesson07 import check_multi_head
-from helpers.checks.lesson08 import check_cross_attention
+from helpers.checks.lesson05 import (
+    check_chemistry_values,
+    check_delta_row,
+    check_update,
+)
+from helpers.checks.lesson06 import check_causal_mask, check_kv_step, check_masked_count
+from helpers.checks.lesson07 import (
+    check_attention_params,
+    check_batched_attention,
+    check_multi_head,
+)
+from helpers.checks.lesson08 import (
+    check_cross_attention,
+    check_cross_shape,
+    check_padded_cross,
+)
 from helpers.checks.lesson09 import check_softmax_backward
 
 __all__ = [
     "check_attention",
+    "check_attention_params",
+    "check_batched_attention",
     "check_causal_mask",
+    "check_chemistry_values",
     "check_cosine",
     "check_cross_attention",
+    "check_cross_shape",
+    "check_delta_row",
+    "check_kv_step",
+    "check_masked_count",
     "check_multi_head",
+    "check_padded_cross",
     "check_scores",
     "check_softmax",
     "check_softmax_backward",
