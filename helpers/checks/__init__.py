@@ -23,10 +23,22 @@ from helpers.checks.lesson04 import (
     check_attention_dropout,
     check_softmax_temperature,
 )
-from helpers.checks.lesson05 import check_update
-from helpers.checks.lesson06 import check_causal_mask
-from helpers.checks.lesson07 import check_multi_head
-from helpers.checks.lesson08 import check_cross_attention
+from helpers.checks.lesson05 import (
+    check_chemistry_values,
+    check_delta_row,
+    check_update,
+)
+from helpers.checks.lesson06 import check_causal_mask, check_kv_step, check_masked_count
+from helpers.checks.lesson07 import (
+    check_attention_params,
+    check_batched_attention,
+    check_multi_head,
+)
+from helpers.checks.lesson08 import (
+    check_cross_attention,
+    check_cross_shape,
+    check_padded_cross,
+)
 from helpers.checks.lesson09 import check_softmax_backward
 from helpers.checks.lesson10 import (
     check_causal_head_pattern,
@@ -36,20 +48,28 @@ from helpers.checks.lesson10 import (
 
 __all__ = [
     "check_attention",
-    "check_causal_head_pattern",
     "check_attention_dropout",
+    "check_attention_params",
+    "check_batched_attention",
+    "check_causal_head_pattern",
     "check_causal_mask",
     "check_chemistry_head",
+    "check_chemistry_values",
     "check_context_vectors",
     "check_cosine",
-    "check_length",
-    "check_nearest",
     "check_cross_attention",
+    "check_cross_shape",
+    "check_delta_row",
+    "check_kv_step",
+    "check_length",
+    "check_masked_count",
     "check_mix",
     "check_multi_head",
     "check_n_attention_weights",
-    "check_real_head",
+    "check_nearest",
     "check_one_score",
+    "check_padded_cross",
+    "check_real_head",
     "check_scores",
     "check_softmax",
     "check_softmax_backward",

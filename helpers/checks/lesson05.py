@@ -14,6 +14,7 @@ from helpers.checks._core import (
     _call,
     _as_array,
     _require_shape,
+    _unpack_pair,
     _checker,
 )
 
@@ -94,3 +95,162 @@ def check_update(fn, name):
             f"{np.max(np.abs(got - expected)):.3g})."
         )
     return f"{name} computes E + (A V) W_up on {len(cases)} cases."
+
+
+# ------------------------------------------------------------- warm-up ---
+
+
+@_checker("one row of dE")
+def check_delta_row(fn, name):
+    """Check ``fn(a, V, W_up) -> a @ V @ W_up``: one token's update.
+
+    ``a`` (n,) is that token's row of A, ``V`` (n, d_v), ``W_up`` (d_v, d_model).
+    """
+    rng = np.random.default_rng(_SEED + 5)
+    for n, d_v, d in ((4, 2, 5), (3, 3, 6), (5, 2, 3)):
+        a = softmax(rng.standard_normal(n) * 2)
+        V = rng.standard_normal((n, d_v))
+        W_up = rng.standard_normal((d_v, d))
+        expected = a @ V @ W_up
+        result, _ = _call(fn, name, ("a", "V", "W_up"), a, V, W_up)
+        got = _as_array(result, f"What {name} returns")
+        if got.shape == (d_v,):
+            raise _Fail(
+                f"Your row has {d_v} numbers, like a row of V: that is the weighted "
+                "sum a @ V, still in the small value space. Bring it up to "
+                "embedding space with @ W_up."
+            )
+        if got.shape in ((n, d_v), (n, d)):
+            raise _Fail(
+                f"Your result has shape {got.shape}, one row per key: you weighted "
+                "each value row but did not add them up. The update is ONE row, "
+                "the sum over keys: a @ V (then @ W_up)."
+            )
+        _require_shape(got, (d,), "dE_i",
+                       "One token's update is one row, d_model wide.")
+        if _close(got, expected):
+            continue
+        found = _first_match(
+            got,
+            {
+                "unweighted": V.sum(axis=0) @ W_up,
+                "mean": V.mean(axis=0) @ W_up,
+            },
+        )
+        if found == "unweighted":
+            raise _Fail("You added the value rows without their weights: multiply "
+                        "row j of V by a[j] first (that is what a @ V does).")
+        if found == "mean":
+            raise _Fail("You averaged the value rows equally: the attention weights "
+                        "a say how much of each row to take, use a @ V.")
+        raise _Fail(
+            f"Your row differs from a @ V @ W_up (largest difference "
+            f"{np.max(np.abs(got - expected)):.3g})."
+        )
+    return (f"{name} computes dE_i = a V W_up: weights times value rows, "
+            "summed, then up.")
+
+
+# ------------------------------------------------------------- stretch ---
+
+# Sentences in which "mole" means the chemist's unit, and sentences in which it
+# does not: a value side that writes chemistry whatever it reads fails the latter.
+CHEMISTRY_SENTENCES = (
+    "the chemist weighed one mole of carbon in grams",
+    "a mole of salt weighs about fifty grams",
+)
+OTHER_MOLE_SENTENCES = (
+    "the mole dug a tunnel under the muddy garden",
+    "the doctor looked at the mole on her skin",
+)
+
+
+def _mole_after(text, W_V, W_up):
+    """mole's embedding before and after one head with the sense head's
+    pattern and the given value side."""
+    from helpers.heads import run_head, sense_head
+
+    run = run_head(sense_head(), text)
+    i = run.tokens.index("mole")
+    dE = run.weights @ (run.E @ W_V) @ W_up
+    return run.E[i], run.E[i] + dE[i], dE[i]
+
+
+@_checker("a value side (W_V, W_up) that moves 'mole' towards chemistry")
+def check_chemistry_values(fn, name):
+    """Check ``fn(features, d_model) -> (W_V, W_up)``.
+
+    The pattern is the sense head's. The value side passes: in chemistry
+    sentences "mole" ends nearest its chemistry sense and its cosine to it
+    rises; in an animal and a skin sentence its chemistry cosine does not rise
+    (by more than 0.02).
+    """
+    from helpers.heads import nearest_sense
+    from helpers.lexicon import D_MODEL, FEATURES
+
+    result, _ = _call(fn, name, ("features", "d_model"), FEATURES, D_MODEL)
+    W_V, W_up = _unpack_pair(result, name, "W_V", "W_up")
+    if W_V.ndim != 2 or W_V.shape[0] != D_MODEL:
+        raise _Fail(
+            f"W_V has shape {W_V.shape}; value-down reads an embedding, so it is "
+            f"(d_model, d_v) = ({D_MODEL}, d_v) for a d_v of your choice."
+        )
+    d_v = W_V.shape[1]
+    if W_up.shape == (D_MODEL, d_v) and d_v != D_MODEL:
+        raise _Fail(
+            f"W_up has shape {W_up.shape}: it is transposed. Value-up takes the "
+            f"d_v numbers back to embedding space: shape (d_v, d_model) = "
+            f"({d_v}, {D_MODEL})."
+        )
+    _require_shape(W_up, (d_v, D_MODEL), "W_up",
+                   "Value-up: (d_v, d_model), d_v as in your W_V.")
+    if not (np.isfinite(W_V).all() and np.isfinite(W_up).all()):
+        raise _Fail("W_V or W_up holds NaN or infinity; use ordinary numbers.")
+    chem = FEATURES.index("chemistry")
+    for text in CHEMISTRY_SENTENCES:
+        before, after, dE = _mole_after(text, W_V, W_up)
+        _, cos_before = nearest_sense("mole", before)
+        best, cos_after = nearest_sense("mole", after)
+        gain = cos_after["chemistry"] - cos_before["chemistry"]
+        if best == "chemistry" and gain > 0.01:
+            continue
+        if dE[chem] < -1e-9:
+            raise _Fail(
+                f"In '{text}' your update SUBTRACTS from mole's chemistry feature "
+                f"(dE there is {dE[chem]:.2f}), so 'mole' moves away from chemistry: "
+                "a sign is flipped in W_V or W_up."
+            )
+        others = np.abs(dE[: len(FEATURES)]).copy()
+        others[chem] = 0
+        top = FEATURES[int(np.argmax(others))]
+        if abs(dE[chem]) < 1e-9:
+            what = (f"it writes mostly into '{top}'" if others.max() > 1e-9
+                    else "it is zero")
+            raise _Fail(
+                f"In '{text}' your update does not touch mole's 'chemistry' feature "
+                f"({what}). W_V should READ the chemistry feature of the words mole "
+                "looks at, and W_up WRITE it into the chemistry column."
+            )
+        raise _Fail(
+            f"In '{text}' your update adds to chemistry, but 'mole' ends nearest "
+            f"'{best}' (chemistry cosine {cos_before['chemistry']:.2f} -> "
+            f"{cos_after['chemistry']:.2f}): the update also writes other features "
+            f"(most: '{top}') or is too weak. Read and write only the chemistry "
+            "feature, with a weight of about 1 or more."
+        )
+    for text in OTHER_MOLE_SENTENCES:
+        before, after, _ = _mole_after(text, W_V, W_up)
+        _, cos_before = nearest_sense("mole", before)
+        best, cos_after = nearest_sense("mole", after)
+        if cos_after["chemistry"] - cos_before["chemistry"] > 0.02:
+            raise _Fail(
+                f"In '{text}' there is no chemistry, yet your head pushes 'mole' "
+                f"towards chemistry (cosine {cos_before['chemistry']:.2f} -> "
+                f"{cos_after['chemistry']:.2f}): it writes chemistry whatever the "
+                "words it looks at say. W_V must read the chemistry feature of those "
+                "words (a column of W_V that is 1 at 'chemistry'), so that nothing "
+                "is written when they have none."
+            )
+    return (f"{name}: 'mole' becomes chemistry in {len(CHEMISTRY_SENTENCES)} "
+            "chemistry sentences and stays itself in "
+            f"{len(OTHER_MOLE_SENTENCES)} others.")

@@ -1,4 +1,5 @@
-"""Lesson 07: the checker of multi-head attention."""
+"""Lesson 07: the checkers of the parameter count, multi-head attention and
+batched attention."""
 
 from __future__ import annotations
 
@@ -151,3 +152,134 @@ def check_multi_head(fn, name):
         f"{name} matches the per-head reference on {len(cases)} cases "
         "(patterns, merge order, W_O, a causal mask)."
     )
+
+
+# ------------------------------------------------------------- warm-up ---
+
+
+@_checker("the attention parameter count")
+def check_attention_params(fn, name):
+    """Check ``fn(d_model, n_heads, d_k, n_layers) -> (per_head, per_layer, total)``.
+
+    Per head: W_Q, W_K, W_V (d_model x d_k each, d_v = d_k) and W_up
+    (d_k x d_model), the head's slice of W_O; no biases.
+    """
+    configs = (
+        ("GPT-2 small", 768, 12, 64, 12),
+        ("GPT-3", 12_288, 96, 128, 96),
+        ("a toy model", 10, 2, 3, 4),
+    )
+    for label, d_model, h, d_k, layers in configs:
+        head = 4 * d_model * d_k
+        expected = (head, h * head, layers * h * head)
+        result, _ = _call(fn, name, ("d_model", "n_heads", "d_k", "n_layers"),
+                          d_model, h, d_k, layers)
+        if not isinstance(result, (tuple, list)) or len(result) != 3:
+            raise _Fail(f"{name} should return three numbers: "
+                        "(per_head, per_layer, total).")
+        try:
+            got = tuple(int(x) for x in result)
+        except (TypeError, ValueError):
+            raise _Fail(f"{name} should return three whole numbers, "
+                        f"got {result!r:.80}.")
+        if got == expected:
+            continue
+        per_head = got[0]
+        named = {
+            3 * d_model * d_k: "You forgot W_O: each head also owns its value-up "
+            "W_up (d_k x d_model), its slice of W_O. That is 4 matrices per head.",
+            2 * d_model * d_k + d_model * d_model: "You counted a square value map "
+            "(d_model x d_model): real models store value-down W_V (d_model x d_k) "
+            "and value-up W_up (d_k x d_model) instead.",
+            4 * d_model * d_k + 3 * d_k + d_model: "You added biases; this count "
+            "is the weight matrices only (leave the biases out).",
+            4 * d_model * d_k + 4 * d_k: "You added biases; this count is the "
+            "weight matrices only (leave the biases out).",
+            4 * d_model * d_model: "You used d_model x d_model for every matrix; a "
+            "head's matrices are thin: d_model x d_k (or d_k x d_model).",
+        }
+        if per_head in named and per_head != head:
+            raise _Fail(f"For {label}: per head you have {per_head:,}. "
+                        f"{named[per_head]}")
+        if per_head != head:
+            raise _Fail(f"For {label}: per head expected {head:,} "
+                        f"(4 x d_model x d_k), got {per_head:,}.")
+        if got[1] != h * head:
+            hint = (" You multiplied by the number of layers instead of heads."
+                    if got[1] == layers * head else "")
+            raise _Fail(f"For {label}: per layer expected {h * head:,} "
+                        f"(n_heads x per head), got {got[1]:,}.{hint}")
+        hint = (" You forgot to multiply by the number of layers."
+                if got[2] == h * head else "")
+        raise _Fail(f"For {label}: in total expected {layers * h * head:,} "
+                    f"(n_layers x per layer), got {got[2]:,}.{hint}")
+    return (f"{name} counts 4 d_model d_k per head: GPT-2 small has 196,608 per "
+            "head, 2,359,296 per layer, 28,311,552 in its 12 layers.")
+
+
+# ------------------------------------------------------------- stretch ---
+
+
+@_checker("batched attention on (batch, heads, n, d)")
+def check_batched_attention(fn, name):
+    """Check ``fn(Q, K, V, mask=None) -> (out, weights)`` on 4-D arrays."""
+    rng = np.random.default_rng(_SEED + 7)
+    cases = []
+    for b, h, n, d_k, d_v, masked in ((2, 3, 4, 2, 3, False), (3, 2, 5, 3, 2, True)):
+        Q = rng.standard_normal((b, h, n, d_k))
+        K = rng.standard_normal((b, h, n, d_k))
+        V = rng.standard_normal((b, h, n, d_v))
+        cases.append((f"(batch, heads, n) = ({b}, {h}, {n})", Q, K, V,
+                      causal_mask(n) if masked else None))
+    for label, Q, K, V, mask in cases:
+        b, h, n, d_k = Q.shape
+        expected_out, expected_w = scaled_dot_product_attention(Q, K, V, mask=mask)
+        try:
+            result, _ = _call(fn, name, ("Q", "K", "V"), Q, K, V, mask=mask)
+        except _Fail as fail:
+            if "matmul" not in str(fail):
+                raise
+            raise _Fail(
+                f"{fail.args[0].split('. ')[0]}. If you wrote K.T: on a 4-D array .T "
+                "reverses ALL four axes, (batch, heads, n, d_k) -> (d_k, n, heads, "
+                "batch). Swap only the last two: np.swapaxes(K, -1, -2)."
+            ) from None
+        got_out, got_w = _unpack_pair(result, name, "out", "weights")
+        if got_w.shape != expected_w.shape:
+            hint = ""
+            if got_w.ndim == 4 and got_w.shape[:2] != (b, h):
+                hint = (" The leading axes are wrong: K.T reverses ALL four axes. "
+                        "Swap only the last two: np.swapaxes(K, -1, -2) or "
+                        "K.transpose(0, 1, 3, 2).")
+            _require_shape(got_w, expected_w.shape, f"For {label} the weights",
+                           "(batch, heads, n, n): one n x n pattern per sentence "
+                           "and head." + hint)
+        if not _close(got_w, expected_w):
+            # heads of one sentence mixed with another's (wrong reshape/axes)
+            mixed = np.swapaxes(expected_w, 0, 1).reshape(expected_w.shape)
+            if b != h and _close(got_w, mixed):
+                raise _Fail("Your heads and sentences are mixed up (a reshape or "
+                            "transpose moved the batch and head axes): keep "
+                            "(batch, heads) in front and work on the last two axes.")
+            scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+            if mask is not None:
+                scores = np.where(mask, scores, -np.inf)
+            extra = {}
+            for axis in (0, 1, 2):
+                with np.errstate(all="ignore"):
+                    e = np.exp(scores - np.max(scores, axis=axis, keepdims=True))
+                    extra[f"axis{axis}"] = e / e.sum(axis=axis, keepdims=True)
+                over = ("the batch", "the heads", "the queries (columns sum to 1)")
+                extra[f"axis{axis}_message"] = (
+                    f"Your softmax normalised over axis {axis}, {over[axis]}. "
+                    "Each query's row of scores is what must sum to 1: use axis=-1."
+                )
+            _diagnose_weights(got_w, Q, K, mask, expected_w, label, extra=extra)
+        _require_shape(got_out, expected_out.shape, f"For {label} the output",
+                       "(batch, heads, n, d_v).")
+        if not _close(got_out, expected_out):
+            raise _Fail(f"For {label} your weights are right but the output is not "
+                        "weights @ V (largest difference "
+                        f"{np.max(np.abs(got_out - expected_out)):.3g}).")
+    return (f"{name} gives every sentence's every head the same pattern and output "
+            "as one head at a time.")

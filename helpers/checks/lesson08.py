@@ -1,4 +1,5 @@
-"""Lesson 08: the checker of cross-attention."""
+"""Lesson 08: the checkers of cross-attention (weights' shape, the core
+exercise, padded source tokens)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from helpers.checks._core import (
     _SEED,
     _Fail,
     _close,
+    _close_nan_as_zero,
     _call,
     _unpack_pair,
     _require_shape,
@@ -119,3 +121,98 @@ def check_cross_attention(fn, name):
         f"{name} matches the reference on {len(cases)} cases, including "
         "sequences of different lengths and widths."
     )
+
+
+# ------------------------------------------------------------- warm-up ---
+
+
+@_checker("the shape of the cross-attention weights")
+def check_cross_shape(fn, name):
+    """Check ``fn(n_query, n_source) -> (n_query, n_source)``."""
+    for n_q, n_s in ((4, 6), (7, 3), (5, 5)):
+        result, _ = _call(fn, name, ("n_query", "n_source"), n_q, n_s)
+        try:
+            got = tuple(int(x) for x in result)
+        except (TypeError, ValueError):
+            raise _Fail(f"{name} should return a shape, a pair of whole numbers like "
+                        f"(3, 5); got {result!r:.80}.")
+        if got == (n_q, n_s):
+            continue
+        if got == (n_s, n_q):
+            raise _Fail(
+                f"For {n_q} query tokens and {n_s} source tokens you answered "
+                f"{got}: rows and columns are swapped. Rows are queries (the "
+                "sentence being written), columns are keys (the source)."
+            )
+        if len(got) == 2 and got[0] == got[1]:
+            raise _Fail(
+                f"You answered a square {got}: in cross-attention the two sentences "
+                "can have different lengths, one row per query token and one column "
+                "per source token."
+            )
+        raise _Fail(f"For {n_q} query and {n_s} source tokens expected "
+                    f"({n_q}, {n_s}), got {got}.")
+    return f"{name}: one row per query token, one column per source token."
+
+
+# ------------------------------------------------------------- stretch ---
+
+
+@_checker("cross-attention with padded source tokens masked")
+def check_padded_cross(fn, name):
+    """Check ``fn(X_query, X_source, W_Q, W_K, W_V, source_is_real)
+    -> (output, weights)``: padding keys (source columns) get weight 0."""
+    cases = [
+        ("4 query, 5 source tokens (last 3 padding)",
+         _cross_data(_SEED + 3, 4, 5, 4, 4), np.array([1, 1, 0, 0, 0], bool)),
+        ("4 query, 4 source tokens (last 1 padding)",
+         _cross_data(_SEED + 4, 4, 4, 4, 6), np.array([1, 1, 1, 0], bool)),
+    ]
+    for label, arrays, real in cases:
+        Xq, Xs, W_Q, W_K, W_V = arrays
+        n_q, n_s = Xq.shape[0], Xs.shape[0]
+        Q, K, V = Xq @ W_Q, Xs @ W_K, Xs @ W_V
+        mask = np.broadcast_to(real[None, :], (n_q, n_s))
+        expected_out, expected_w = scaled_dot_product_attention(Q, K, V, mask=mask)
+        names = ("X_query", "X_source", "W_Q", "W_K", "W_V", "source_is_real")
+        result, _ = _call(fn, name, names, *arrays, real)
+        got_out, got_w = _unpack_pair(result, name, "output", "weights")
+        _require_shape(got_w, expected_w.shape, f"For {label} the weights",
+                       "(n_query, n_source): one row per query token.")
+        if not _close(got_w, expected_w):
+            _, plain_w = scaled_dot_product_attention(Q, K, V)
+            scores = Q @ K.T / math.sqrt(K.shape[-1])
+            extra = {
+                "nomask": plain_w,
+                "nomask_message": "Your weights still reach the padding columns: "
+                "padding keys must get weight 0. Build a mask that is True for real "
+                "source tokens, one row per query: np.broadcast_to(source_is_real, "
+                "(n_query, n_source)), and put -inf where it is False.",
+                "inverted": softmax(np.where(~mask, scores, -np.inf)),
+                "inverted_message": "Your mask is inverted: the weights sit on the "
+                "padding and the real tokens get 0. True in source_is_real means "
+                "'may attend'.",
+            }
+            n_min = min(n_q, n_s)
+            rows = np.zeros(n_q, bool)
+            rows[:n_min] = real[:n_min]
+            with np.errstate(all="ignore"):
+                on_queries = scaled_dot_product_attention(
+                    Q, K, V, mask=np.broadcast_to(rows[:, None], (n_q, n_s)))[1]
+            extra["queries"] = on_queries
+            extra["queries_message"] = (
+                "You masked ROWS (queries) instead of COLUMNS (keys): padding is in "
+                "the source, so its columns must get weight 0 in every row. Use "
+                "source_is_real[None, :], not source_is_real[:, None]."
+            )
+            for key in ("queries", "nomask", "inverted"):
+                if _close_nan_as_zero(got_w, extra[key]):
+                    raise _Fail(extra[key + "_message"])
+            _diagnose_weights(got_w, Q, K, mask, expected_w, label)
+        _require_shape(got_out, expected_out.shape, f"For {label} the output",
+                       "(n_query, d_v).")
+        if not _close(got_out, expected_out):
+            raise _Fail(f"For {label} your weights are right but the output is not "
+                        "weights @ V, with V = X_source @ W_V.")
+    return (f"{name} gives the padding columns weight 0 and every row still sums "
+            "to 1.")
