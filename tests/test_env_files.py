@@ -24,7 +24,10 @@ CONDA_TO_PIP = {"matplotlib-base": "matplotlib"}
 # Not packages the notebooks use, but the environment itself.
 CONDA_INFRA = {"python", "pip"}
 # What Google Colab ships (late 2025); installing our ranges must keep them.
-COLAB = {"numpy": "2.0.2", "matplotlib": "3.10.0", "ipywidgets": "7.7.1"}
+COLAB = {"numpy": "2.0.2", "matplotlib": "3.10.0", "ipywidgets": "7.7.1",
+         # lesson 10's packages (preinstalled with Colab's transformers; versions
+         # of late 2025 as far as known)
+         "safetensors": "0.6.2", "tokenizers": "0.22.1", "huggingface_hub": "0.36.0"}
 
 
 def requirements_txt() -> dict[str, SpecifierSet]:

@@ -14,11 +14,12 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
 
-from helpers import plots
+from helpers import diagrams, plots
 from helpers.attention import causal_mask, softmax
 
 TOKENS = ["a", "fluffy", "blue", "creature"]
 UNIFORM_MAPS = {"viridis", "cividis", "magma", "inferno", "plasma", "viridis_r"}
+DIVERGING_MAPS = {"RdBu_r"}  # signed values only, with limits symmetric about 0
 
 
 @pytest.fixture
@@ -69,6 +70,8 @@ def all_figures(A):
         "mask_view": plots.mask_view(A * mask, mask, TOKENS, title="T"),
         "bar_view": plots.bar_view(A[0], TOKENS, title="T"),
         "loglog_cost": plots.loglog_cost([8, 16, 32], [1e-4, 4e-4, 1.6e-3], [1, 4, 16]),
+        "pipeline": diagrams.pipeline_diagram(highlight="S", n=4, d_model=8, d_k=2,
+                                              d_v=3),
     }
 
 
@@ -98,13 +101,17 @@ def test_every_figure_has_titles_and_colour_bars(A):
     for name, fig in all_figures(A).items():
         title = plots._figure_title(fig)
         assert title, name
-        if name == "loglog_cost":
-            continue  # two measured lines, no colour scale to explain
+        if name in ("loglog_cost", "pipeline"):
+            continue  # lines or boxes, no colour scale to explain
         bars = colorbar_axes(fig)
         assert len(bars) == 1, name
         assert bars[0].get_ylabel(), name
         for im in images(fig):
-            assert im.get_cmap().name.split("_with")[0] in UNIFORM_MAPS, name
+            cmap = im.get_cmap().name.split("_with")[0]
+            if cmap in DIVERGING_MAPS:
+                assert im.norm.vmin == -im.norm.vmax < 0, name
+            else:
+                assert cmap in UNIFORM_MAPS, name
 
 
 def test_figures_show_as_png_not_figure_size_text(A):
@@ -254,6 +261,16 @@ def test_head_grid_layers_and_default_titles(A):
     assert "no tokens to show" in texts(empty)
 
 
+def test_head_grid_writes_the_chosen_cells_only(A):
+    W = np.stack([A, np.eye(4)])
+    fig = plots.head_grid(W, TOKENS, cells=[(0, 1, 2), (1, 3, 3), (5, 0, 0), (0, 9, 9)])
+    panels = [im.axes for im in images(fig)]
+    first = [t.get_text() for t in panels[0].texts]
+    assert first == [f"{A[1, 2]:.2f}"]
+    assert [t.get_text() for t in panels[1].texts] == ["1.00"]
+    assert len(panels[0].patches) == 1  # one frame, none for cells out of range
+
+
 # --------------------------------------------------------------- line view ---
 
 
@@ -324,6 +341,10 @@ def test_vector_view_strip_over_named_features():
     assert tick_texts(ax.get_yticklabels()) == ["E", "dE"]
     norm = images(fig)[0].norm
     assert norm.vmin == -norm.vmax  # signed values: 0 sits mid-scale
+    assert images(fig)[0].get_cmap().name.startswith("RdBu_r")  # diverging
+    weights = plots.vector_view(np.abs(V), names, labels=["E", "dE"])
+    assert images(weights)[0].get_cmap().name.startswith("viridis")
+    assert images(weights)[0].norm.vmin == 0
     with pytest.raises(ValueError, match=r"2 feature names.*\(2, 3\)"):
         plots.vector_view(V, names[:2])
 
@@ -385,6 +406,7 @@ def test_bar_view_values_labels_and_highlight():
     assert ax.patches[1].get_linewidth() > ax.patches[0].get_linewidth()
     assert colorbar_axes(fig)[0].get_ylabel() == "score"
     assert "nothing to show" in texts(plots.bar_view([], [], title="none"))
+    assert colorbar_axes(plots.bar_view(values, colorbar=False)) == []
 
 
 def test_bar_view_many_labels_are_capped():
@@ -475,3 +497,55 @@ def test_loglog_cost_thins_many_sizes():
     ticks = ax.get_xticks()
     assert 0 < len(ticks) <= 8 and set(ticks) <= set(sizes.astype(float))
     assert ticks[0] == 16
+
+
+# ---------------------------------------------------------- pipeline view ---
+
+
+def _box_looks(fig) -> dict[str, tuple]:
+    from matplotlib.patches import FancyBboxPatch
+
+    return {
+        p.get_gid()[len("pipeline-"):]: (tuple(p.get_facecolor()), p.get_linewidth())
+        for p in fig.findobj(FancyBboxPatch)
+        if (p.get_gid() or "").startswith("pipeline-")
+    }
+
+
+def test_pipeline_diagram_has_every_step_with_its_shape():
+    fig = diagrams.pipeline_diagram(n=8, d_model=44, d_k=3, d_v=23)
+    assert repr(fig).startswith("<figure: ") and plots._figure_title(fig)
+    shown = texts(fig)
+    expected = {
+        "E": "n × d_model = 8 × 44", "Q": "n × d_k = 8 × 3", "K": "n × d_k = 8 × 3",
+        "V": "n × d_v = 8 × 23", "S": "n × n = 8 × 8", "A": "n × n = 8 × 8",
+        "AV": "n × d_v = 8 × 23", "dE": "n × d_model = 8 × 44",
+        "E'": "n × d_model = 8 × 44",
+    }
+    assert diagrams.pipeline_shapes(8, 44, 3, 23) == expected
+    for text in set(expected.values()):
+        assert text in shown, text
+    for formula in ("Q = E W_Q", "V = E W_V", "A = softmax(S)", "dE = A V W_up",
+                    "E' = E + dE"):
+        assert formula in shown, formula
+    assert set(_box_looks(fig)) == set(expected)
+    # sizes left out stay symbolic
+    assert "n × d_v" in texts(diagrams.pipeline_diagram())
+    assert "n × d_v = 8 × 23" not in texts(diagrams.pipeline_diagram())
+
+
+def test_pipeline_diagram_highlight_changes_exactly_the_named_boxes():
+    plain = _box_looks(diagrams.pipeline_diagram())
+    assert len(set(plain.values())) == 1  # no highlight: all boxes look alike
+    for chosen in (["S"], ["S", "A"], ["E'"]):
+        lit = _box_looks(diagrams.pipeline_diagram(highlight=chosen))
+        changed = {k for k in plain if lit[k] != plain[k]}
+        assert changed == set(chosen), chosen
+    assert _box_looks(diagrams.pipeline_diagram(highlight="dE")) == _box_looks(
+        diagrams.pipeline_diagram(highlight=["dE"])
+    )
+
+
+def test_pipeline_diagram_unknown_step_names_the_choices():
+    with pytest.raises(ValueError, match="choose from E, Q, K, V, S, A, AV, dE, E'"):
+        diagrams.pipeline_diagram(highlight="W_V")

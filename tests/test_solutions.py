@@ -11,22 +11,32 @@ from helpers import attention
 from tools import common, solve
 
 EXERCISES = solve.exercises()
+
+
+def _needs_model(path):
+    """Lesson 10's checkers run the real model: skip without its offline copy."""
+    from conftest import model_available
+
+    if path.name.startswith("10") and not model_available():
+        pytest.skip("no offline copy of all-MiniLM-L6-v2 (make test makes it)")
 IDS = [f"{path.name[:2]}:{name}" for path, name, *_ in EXERCISES]
 
 
 def test_every_lesson_with_an_exercise_has_its_solutions():
     lessons = {path.name[:2] for path, *_ in EXERCISES}
-    assert lessons == {f"{k:02d}" for k in range(1, 10)}
+    assert lessons == {f"{k:02d}" for k in range(1, 11)}
 
 
 @pytest.mark.parametrize("path,name,solution,checker,stub", EXERCISES, ids=IDS)
 def test_solution_passes_its_checker(path, name, solution, checker, stub, capsys):
+    _needs_model(path)
     assert checker(solution) is True
     assert capsys.readouterr().out.startswith("Correct:")
 
 
 @pytest.mark.parametrize("path,name,solution,checker,stub", EXERCISES, ids=IDS)
 def test_stub_is_not_done_yet(path, name, solution, checker, stub, capsys):
+    _needs_model(path)
     assert stub is not None, f"{path.name}: no stub cell defines {name}"
     scope = {"np": np, "softmax": attention.softmax}
     exec(stub, scope)

@@ -831,6 +831,30 @@ def test_training_monitor_records_the_finished_curve_only_at_the_end():
     again.widget.close()
 
 
+def test_training_monitor_records_every_step_but_redraws_rarely():
+    monitor = W.TrainingMonitor(steps=6, ylabel="cross-entropy + penalty",
+                                 redraw_every=3)
+    blank = monitor.image.value
+    monitor.update(1, 2.0)
+    monitor.update(2, 1.0)
+    assert monitor.image.value == blank              # no redraw yet
+    monitor.update(3, 0.5)
+    after_three = monitor.image.value
+    assert after_three != blank
+    for step in (4, 5, 6):
+        monitor.update(step, 0.1)
+    assert monitor.steps == [1, 2, 3, 4, 5, 6]       # every point kept
+    assert monitor.image.value != after_three       # last step redrawn
+    monitor.widget.close()
+
+
+def test_loss_figure_names_its_loss():
+    fig = W.loss_figure([3.0, 2.0, 1.0], title="loss",
+                        ylabel="cross-entropy + weight penalty")
+    assert fig.axes[0].get_ylabel() == "cross-entropy + weight penalty"
+    assert W.loss_figure([1.0]).axes[0].get_ylabel() == "training loss"
+
+
 # --------------------------------------------------------------------------
 # explorer stills: no text under 10 px, no wide empty margins (issue 13)
 # --------------------------------------------------------------------------

@@ -79,6 +79,11 @@ LESSONS: dict[str, tuple[str, str]] = {
         "Train a tiny model in a few seconds and read the patterns its heads "
         "have learned.",
     ),
+    "10_a_real_transformer": (
+        "A real transformer",
+        "Run a small pretrained model in numpy with your own attention, name "
+        "its heads by measurement and watch context separate 'bank'.",
+    ),
 }
 
 

@@ -8,7 +8,10 @@ instrumented, in a throwaway copy, and lists every such value:
 
 - f-string fields with a float format (``{x:.2f}``, ``{p:.1%}``, ``{v:.3e}``);
 - ``round(x, n)``, ``np.round(a, n)`` and ``a.round(n)``;
-- numpy arrays printed with the notebook's ``precision``.
+- numpy arrays printed with the notebook's ``precision``;
+- a float handed to ``print`` or left as a cell's result unformatted: all
+  of its digits are shown, so a sum of 1.0 may print as 0.9999999999999999
+  elsewhere.
 
 Usage::
 
@@ -64,17 +67,17 @@ def _fragile_fmt(value, spec):
             x = abs(float(value))
             if x > 0:
                 d = d - int(_np.floor(_np.log10(x)))
-        _check_many(value, d, "format " + spec)
+        _check_many(value, d, "on a rounding boundary, format " + spec)
     return value
 
 def _fragile_round(obj, n=0):
-    _check_many(obj, n, "round(..., %d)" % n)
+    _check_many(obj, n, "on a rounding boundary, round(..., %d)" % n)
     return _np.round(obj, n) if not isinstance(obj, (int, float)) else _b_round(obj, n)
 
 _b_round = _b.round
 def _round(x, n=None):
     if n is not None:
-        _check_many(x, n, "round(..., %d)" % n)
+        _check_many(x, n, "on a rounding boundary, round(..., %d)" % n)
     return _b_round(x, n) if n is not None else _b_round(x)
 _b.round = _round
 
@@ -102,11 +105,27 @@ class _Fmt(_ast.NodeTransformer):
 
 get_ipython().ast_transformers.append(_Fmt())
 
+_b_print = _b.print
+def _print(*args, **kw):
+    for a in args:
+        if isinstance(a, (float, _np.floating)) and _np.isfinite(a):
+            _FRAGILE.append(("printed with every digit (format or round it)",
+                             repr(float(a))))
+    return _b_print(*args, **kw)
+_b.print = _print
+
+def _shown(result):
+    if isinstance(result, (float, _np.floating)) and _np.isfinite(result):
+        _FRAGILE.append(("cell result shown with every digit", repr(float(result))))
+get_ipython().events.register("post_run_cell",
+                              lambda info: _shown(info.result))
+
 _orig_set = _np.set_printoptions
 def _fmt_float(x):
     p = _np.get_printoptions()["precision"]
     if _near_half(x, p):
-        _FRAGILE.append(("array print, precision %d" % p, repr(float(x))))
+        _FRAGILE.append(("on a rounding boundary, array print, precision %d" % p,
+                         repr(float(x))))
     return _np.format_float_positional(x, precision=p, unique=False, trim="-")
 def _set(*a, **k):
     _orig_set(*a, **k)
@@ -138,7 +157,7 @@ def scan(path: Path) -> list[tuple[int, str, str]]:
         for out in cell.get("outputs", []):
             text = out.get("text", "")
             head, _, rest = text.partition(" ")
-            if head.isdigit() and rest.startswith("["):
+            if head.isdigit() and rest.startswith("[") and rest.rstrip().endswith("]"):
                 for how, value in json.loads(rest):
                     found.append((int(head), how, value))
     return found
@@ -150,10 +169,10 @@ def main(argv: list[str]) -> int:
     for path in paths:
         found = scan(path)
         for cell, how, value in found:
-            print(f"{path.name} cell {cell}: {value} at a rounding boundary ({how})")
+            print(f"{path.name} cell {cell}: {value}: {how}")
         bad += len(found)
         if not found:
-            print(f"{path.name}: nothing on a rounding boundary")
+            print(f"{path.name}: no printed number depends on the last bits")
     return 1 if bad else 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tools import hub_link
 from tools.common import (
     APPS,
     LESSONS,
@@ -256,6 +257,20 @@ def sync_readme(names=None, titles=None) -> bool:
     return new != text
 
 
+GUIDE = NOTEBOOKS_DIR / "instructor_guide.md"
+
+
+def sync_guide() -> bool:
+    """Regenerate the instructor guide's nbgitpuller link from ``REPO_SLUG``."""
+    if not GUIDE.exists():
+        return False
+    text = GUIDE.read_text(encoding="utf-8")
+    new = hub_link.update_text(text, REPO_SLUG, BRANCH)
+    if new != text:
+        GUIDE.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def sync(paths=None) -> list[Path]:
     names, titles = _series()
     changed = [p for p in notebook_paths(paths) if sync_notebook(p, names, titles)]
@@ -265,6 +280,8 @@ def sync(paths=None) -> list[Path]:
     names, titles = _series()
     if sync_readme(names, titles):
         changed.append(README)
+    if sync_guide():
+        changed.append(GUIDE)
     return changed
 
 

@@ -9,7 +9,7 @@ and reported in plain words, so "Run All" carries on. A function that is still
 the exercise stub (raises ``NotImplementedError`` or returns ``None`` or
 ``...``) gets a friendly "not done yet".
 
-One module per lesson (``lesson01`` ... ``lesson09``) holds that lesson's
+One module per lesson (``lesson01`` ... ``lesson10``) holds that lesson's
 checkers; ``_core`` what they share. Usage in a notebook::
 
     from helpers import checks
@@ -24,6 +24,7 @@ from helpers.checks.lesson06 import check_causal_mask
 from helpers.checks.lesson07 import check_multi_head
 from helpers.checks.lesson08 import check_cross_attention
 from helpers.checks.lesson09 import check_softmax_backward
+from helpers.checks.lesson10 import check_real_head
 
 __all__ = [
     "check_attention",
@@ -31,6 +32,7 @@ __all__ = [
     "check_cosine",
     "check_cross_attention",
     "check_multi_head",
+    "check_real_head",
     "check_scores",
     "check_softmax",
     "check_softmax_backward",

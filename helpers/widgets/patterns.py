@@ -52,7 +52,7 @@ class _QKExplorer(SentenceExplorer):
                             title_size=10, annotate=d_k)
         art.keys = Heatmap(art, [0.17, 0.22, 0.3, 0.5],
                            cbar_rect=[0.49, 0.22, 0.015, 0.62],
-                           clabel="vector entry", cols=d_k,
+                           clabel="key entry", cols=d_k,
                            title_size=10, annotate=True)
         art.products = Bars(art, [0.7, 0.22, 0.27, 0.62],
                             xlabel="query . key (raw score)")
@@ -79,11 +79,16 @@ class _QKExplorer(SentenceExplorer):
         d_k = s.K.shape[1]
         slots = _SLOT_NAMES.get("adjective", [])
         slots = slots if len(slots) == d_k else [f"slot {i}" for i in range(d_k)]
-        lim = nice_limit(max(np.max(np.abs(s.K)), np.max(np.abs(s.q)), 1e-9))
+        # Query and keys get their own scales: the query's entries reach
+        # about 7, the keys' stay within about 1, and one shared scale would
+        # paint every key the same colour.
+        lim_q = nice_limit(max(np.max(np.abs(s.q)), 1e-9))
+        lim_k = nice_limit(max(np.max(np.abs(s.K)), 1e-9))
         label = s.labels[s.target]
-        art.query.update(s.q[None, :], [f"query {label}"], [], vmin=-lim, vmax=lim,
-                         title=f"Query of '{label}': what it looks for")
-        k1 = art.keys.update(s.K, s.labels, slots, vmin=-lim, vmax=lim,
+        art.query.update(s.q[None, :], [f"query {label}"], [], vmin=-lim_q,
+                         vmax=lim_q, title=f"Query of '{label}': what it looks for\n"
+                         "(colours on their own scale; numbers written)")
+        k1 = art.keys.update(s.K, s.labels, slots, vmin=-lim_k, vmax=lim_k,
                              title="Keys: what each token offers",
                              xlabel="query/key slot (adjective head)",
                              row_colours=[BAR_HIGHLIGHT if i == s.target

@@ -153,10 +153,19 @@ class TrainingMonitor:
     kernel (on GitHub, say) shows a picture instead of a widget repr. When
     the last step arrives, the displayed output is updated in place, so the
     stored picture is the finished curve.
+
+    ``redraw_every``: every call of ``update`` records a point, but the
+    picture is redrawn only every ``redraw_every`` steps (and at the last
+    step). Call ``train`` with ``every=1`` and a ``redraw_every`` of 10 to 50:
+    the curve then holds every step, the early drop included, for the cost of
+    a few redraws. ``ylabel`` names what the loss is.
     """
 
-    def __init__(self, steps: int, title: str = "Training loss (live)"):
+    def __init__(self, steps: int, title: str = "Training loss (live)",
+                 ylabel: str = "training loss", redraw_every: int = 1):
         self.title = title
+        self.ylabel = ylabel
+        self.redraw_every = max(1, int(redraw_every))
         self.n_steps = int(steps)
         self.steps, self.losses = [], []
         self.bar = widgets.IntProgress(value=0, min=0, max=self.n_steps,
@@ -175,7 +184,8 @@ class TrainingMonitor:
         self.bar.value = int(step)
         self.bar.description = f"step {int(step)}"
         self.label.value = f"loss {float(loss):.3f}"
-        self._draw()
+        if int(step) % self.redraw_every == 0 or int(step) >= self.n_steps:
+            self._draw()
         if int(step) >= self.n_steps:
             for handle in self._handles:   # the finished curve, for the record
                 handle.update(self._repr_mimebundle_(), raw=True)
@@ -184,12 +194,13 @@ class TrainingMonitor:
         fig = Figure(figsize=(5.0, 2.4), dpi=style.current().explorer_dpi,
                      layout="constrained")
         ax = fig.subplots()
-        ax.plot(self.steps, self.losses, color="#1f77b4", marker=".")
+        ax.plot(self.steps, self.losses, color="#1f77b4",
+                marker="." if len(self.steps) <= 60 else None)
         ax.set_xlim(0, max(self.bar.max, 1))
         ax.set_ylim(bottom=0)
         ax.set_title(self.title)
         ax.set_xlabel("training step")
-        ax.set_ylabel("loss (cross-entropy)")
+        ax.set_ylabel(self.ylabel)
         buf = io.BytesIO()
         # no "Software" entry: the same curve always gives the same bytes
         FigureCanvasAgg(fig).print_png(buf, metadata={"Software": None})
@@ -212,14 +223,15 @@ class TrainingMonitor:
             self._handles.append(handle)
 
 
-def loss_figure(history, title="Training loss"):
-    """A still picture of a loss curve (one point per step)."""
+def loss_figure(history, title="Training loss", ylabel="training loss"):
+    """A still picture of a loss curve (one point per step); ``ylabel`` names
+    what the loss is (say "cross-entropy + weight penalty" when ``l2`` > 0)."""
     fig = AttentionFigure(figsize=(6.0, 3.0), layout="constrained")
     ax = fig.subplots()
     ax.plot(np.arange(1, len(history) + 1), history, color="#1f77b4")
     ax.set_ylim(bottom=0)
     ax.set_title(title)
     ax.set_xlabel("training step")
-    ax.set_ylabel("loss (cross-entropy)")
+    ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     return fig

@@ -78,7 +78,8 @@ class _UpdateExplorer(Explorer):
                            cbar_rect=[0.61, 0.25, 0.013, 0.62],
                            clabel="weight x value", rows=MAX_TOKENS + 1,
                            cols=n_cols, title_size=10, extra_rows=1,
-                           col_size=FEATURE_LABEL_SIZE)
+                           col_size=FEATURE_LABEL_SIZE,
+                           cmap="RdBu_r")  # signed: diverging, centred on 0
         art.sense = Bars(art, [0.8, 0.25, 0.18, 0.62], series=2,
                          rows=5, xlabel="cosine similarity", room=0.8 - 0.7,
                          legend=["before (E)", "after (E')"])
@@ -145,7 +146,7 @@ class _UpdateExplorer(Explorer):
                 for lab, w in zip(s.labels, s.weights)] + rows[-1:]
         colours = ["black"] * len(s.labels) + [BAR_HIGHLIGHT]
         k1 = art.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
-                             title=f"Values flowing into '{label}' (weight x V)",
+                             title=f"Values flowing into '{label}' (weight x V W_up)",
                              xlabel=f"feature written by the {s.head_name} head",
                              ylabel="key token (attention weight)",
                              row_colours=colours)
@@ -255,7 +256,7 @@ class _MaskExplorer(Explorer):
             2: "Step 2: masked scores (grey = -inf, a later token)"
             if s.masked_on else "Step 2: masked scores (mask is off: nothing hidden)",
             3: "Step 3: softmax of each row (masked weights are exactly 0)",
-            4: "Step 4: output dE = A V (one row per token)",
+            4: "Step 4: output dE = A V W_up (one row per token)",
         }[s.step]
         clabel = ("score" if s.step < 3 else
                                   "attention weight" if s.step == 3 else "value")
@@ -271,7 +272,7 @@ def mask_explorer(sentence=None, masked=True, step=3):
 
     ``.mask`` switches the causal mask on/off; ``.step`` (1-4) shows the
     scores, the masked scores (``-inf`` drawn grey), the softmax weights and
-    the output ``dE = A V`` of the adjective head. ``.weights`` is always the
+    the output ``dE = A V W_up`` of the adjective head. ``.weights`` is always the
     (n, n) pattern after the mask; ``.shown`` is the drawn array.
     """
     return _MaskExplorer(_sentence("creature") if sentence is None else sentence,

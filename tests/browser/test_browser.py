@@ -13,6 +13,9 @@ pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT = 300  # seconds for one notebook's Run All; ATTN_BROWSER_TIMEOUT
 CHANGE_TIMEOUT = 15  # seconds for a picture to follow an input
+# Lessons whose explorer is still to come (lesson 10's waits for the widgets
+# package): Run All is checked, the explorer part is not.
+NO_EXPLORER_YET = {"10_a_real_transformer.ipynb"}
 SENTENCES = (
     "the river bank was muddy where the small mole dug",
     "a fluffy blue creature roamed the verdant forest",
@@ -299,6 +302,9 @@ def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
 
         explorers = page.locator(".attn-explorer")
         count = explorers.count()
+        if name in NO_EXPLORER_YET and not count:
+            print(f"{name}: no explorer yet; run all {timings['run all']:.1f} s")
+            return
         assert count, f"{name}: no .attn-explorer on the page (every lesson has one)"
         driven, failures = [], []
         for i in range(count):

@@ -3,5 +3,5 @@
 CHECKERS = {"my_update": "check_update"}
 
 
-def my_update(E, A, V):
-    return E + A @ V
+def my_update(E, A, V, W_up):
+    return E + (A @ V) @ W_up

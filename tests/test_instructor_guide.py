@@ -1,0 +1,509 @@
+"""The instructor's guide (notebooks/instructor_guide.md) stays complete and in step.
+
+For every lesson 01-10 it must give a plan whose minutes add up to at most 50
+and whose numbered sections are the notebook's own, 3 or more "predict, then
+run" questions with answers, 2 or more discussion questions and the usual
+misconceptions. Every explorer it names must exist, and its JupyterHub link
+must be well formed and generated from the repository's one slug. The second
+half feeds the checks broken guides, so that a check that cannot fail is caught.
+"""
+
+import functools
+import re
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import nbformat
+import pytest
+
+from helpers import widgets
+
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "notebooks" / "instructor_guide.md"
+LESSONS = [f"{n:02d}" for n in range(1, 11)]
+MAX_MINUTES = 50
+
+sys.path.insert(0, str(ROOT))
+from tools import hub_link  # noqa: E402  (tools/ is not an installed package)
+
+
+def _slug_and_branch():
+    """The repository's one record of its location (tools/common.py)."""
+    from tools.common import BRANCH, REPO_SLUG
+    return REPO_SLUG, BRANCH
+
+
+# --------------------------------------------------------------------------
+# Reading the guide
+# --------------------------------------------------------------------------
+def lessons(text: str) -> dict:
+    """{"01": section text, ...}: the guide cut at its "## Lesson NN" headings."""
+    parts = re.split(r"^## Lesson (\d\d)\b.*$", text, flags=re.M)
+    out = {}
+    for k in range(1, len(parts) - 1, 2):
+        body = parts[k + 1]
+        out[parts[k]] = re.split(r"^## (?!#)", body, flags=re.M)[0]
+    return out
+
+
+def subsections(lesson_text: str, title: str) -> list[str]:
+    """The bodies of every "### <title>..." subsection of one lesson."""
+    parts = re.split(r"^### (.*)$", lesson_text, flags=re.M)
+    return [parts[k + 1] for k in range(1, len(parts) - 1, 2)
+            if parts[k].strip().lower().startswith(title.lower())]
+
+
+def plan_tables(lesson_text: str) -> list[list[tuple[str, int]]]:
+    """Each plan table as [(section, minutes), ...]; the total row comes last."""
+    tables = []
+    for body in subsections(lesson_text, "Plan"):
+        rows = []
+        for line in body.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 2 and re.fullmatch(r"\**\d+\**", cells[1]):
+                rows.append((cells[0].strip("* "), int(cells[1].strip("*"))))
+        tables.append(rows)
+    return tables
+
+
+def numbered_items(body: str) -> list[str]:
+    """The items of a numbered markdown list (continuation lines included)."""
+    return [m.group(1) for m in re.finditer(r"^\d+\.\s+(.*?)(?=^\d+\.\s|\Z)", body,
+                                            flags=re.M | re.S)]
+
+
+def bullets(body: str) -> list[str]:
+    return re.findall(r"^- (.+)$", body, flags=re.M)
+
+
+def norm(title: str) -> str:
+    """A heading reduced to lower-case words: no "Optional: " mark, markdown or
+    punctuation, so "4. Optional: splitting heads, a tracker" matches the plan
+    row "4. Splitting heads: a tracker"."""
+    title = re.sub(r"optional:\s*", "", title, flags=re.I).lower()
+    title = re.sub(r"(\d)\.(\d)", r"\1_\2", title)    # "3.1" stays one word: 3_1
+    return " ".join(re.sub(r"[^\w\s$\\]", " ", title).split())
+
+
+def notebook_headings(lesson: str):
+    """Headings ("## ...", "### ...") of lesson NN's notebook, or None if absent."""
+    found = sorted((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))
+    if not found:
+        return None
+    nb = nbformat.read(found[0], as_version=4)
+    heads = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            heads += re.findall(r"^#{2,3} (.+)$", cell.source, flags=re.M)
+    return [norm(h) for h in heads]
+
+
+def numbered(title: str):
+    """"4 temperature ..." (normalised) -> "4"; titles without a number -> None."""
+    m = re.match(r"(\d+)\s", title)
+    return m.group(1) if m else None
+
+
+def problems(text: str, headings=notebook_headings) -> list[str]:
+    """Everything the guide lacks, as readable sentences (empty = complete)."""
+    out = []
+    found = lessons(text)
+    for lesson in LESSONS:
+        if lesson not in found:
+            out.append(f"lesson {lesson}: no '## Lesson {lesson}' section")
+            continue
+        body = found[lesson]
+        tables = plan_tables(body)
+        if not tables or not all(tables):
+            out.append(f"lesson {lesson}: no plan table with minutes")
+        for rows in tables:
+            *parts, (label, total) = rows or [("", 0)]
+            minutes = sum(m for _, m in parts)
+            if label.lower() != "total" or total != minutes:
+                out.append(f"lesson {lesson}: plan rows add up to {minutes}, "
+                           f"its total row says {label} {total}")
+            if minutes > MAX_MINUTES:
+                out.append(f"lesson {lesson}: plan takes {minutes} minutes "
+                           f"(> {MAX_MINUTES})")
+        if "**Time:**" not in body:
+            out.append(f"lesson {lesson}: no '**Time:**' line")
+        questions = [q for s in subsections(body, "Predict, then run")
+                     for q in numbered_items(s)]
+        answered = [q for q in questions if "**Where:**" in q and "**Answer:**" in q]
+        if len(answered) < 3:
+            out.append(f"lesson {lesson}: {len(answered)} predict-then-run questions "
+                       "with **Where:** and **Answer:** (need 3)")
+        discussion = [b for s in subsections(body, "Discussion") for b in bullets(s)]
+        if len(discussion) < 2:
+            out.append(f"lesson {lesson}: {len(discussion)} discussion questions "
+                       "(need 2)")
+        misconceptions = [b for s in subsections(body, "Misconceptions")
+                          for b in bullets(s)]
+        if len(misconceptions) < 2:
+            out.append(f"lesson {lesson}: {len(misconceptions)} misconceptions "
+                       "(need 2)")
+        if "**When short of time:**" not in body:
+            out.append(f"lesson {lesson}: no 'When short of time' advice")
+        heads = headings(lesson)
+        if heads is None:
+            continue
+        planned = {norm(label) for rows in tables for label, _ in rows}
+        for label in sorted(planned):
+            if numbered(label) and label not in heads:
+                out.append(f"lesson {lesson}: plan row {label!r} is not a heading "
+                           "of the notebook")
+        for head in heads:
+            if numbered(head) and head not in planned:
+                out.append(f"lesson {lesson}: notebook section {head!r} "
+                           "has no plan row")
+        optional = re.search(r"\*\*Optional sections[^*]*:\*\*(.*?)(?:\n\n|\Z)",
+                             body, re.S)
+        if not optional:
+            out.append(f"lesson {lesson}: no '**Optional sections:**' line")
+        else:
+            for name in re.findall(r'"([^"]+)"', optional.group(1)):
+                if norm(name) not in heads:
+                    out.append(f"lesson {lesson}: optional section {name!r} is not a "
+                               "heading of the notebook")
+    return out
+
+
+def explorer_names(text: str) -> set[str]:
+    """Every explorer-like function name the guide mentions."""
+    return set(re.findall(r"\b(\w+_explorer|parameter_calculator|first_taste)\b", text))
+
+
+def hub_links(text: str) -> list[str]:
+    """The URLs inside the generated hub-link region(s)."""
+    regions = re.findall(re.escape(hub_link.START) + r"(.*?)" + re.escape(hub_link.END),
+                         text, flags=re.S)
+    return [url for r in regions for url in re.findall(r"https?://\S+", r)]
+
+
+def link_problems(url: str, slug: str, branch: str) -> list[str]:
+    """What is wrong with an nbgitpuller link (empty = well formed, right repo)."""
+    out = []
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not parts.netloc:
+        out.append(f"not an https URL with a host: {url}")
+    if not parts.path.endswith("/git-pull"):
+        out.append(f"path {parts.path!r} does not end in /git-pull")
+    query = parse_qs(parts.query, strict_parsing=True)
+    if sorted(query) != ["branch", "repo", "urlpath"]:
+        out.append(f"query keys {sorted(query)} are not branch, repo, urlpath")
+        return out
+    if any(len(v) != 1 for v in query.values()):
+        out.append("a query key appears twice")
+    if query["repo"][0] != f"https://github.com/{slug}":
+        out.append(f"repo {query['repo'][0]!r} is not https://github.com/{slug}")
+    if query["branch"][0] != branch:
+        out.append(f"branch {query['branch'][0]!r} is not {branch!r}")
+    prefix = f"lab/tree/{slug.split('/')[1]}/"
+    urlpath = query["urlpath"][0]
+    if not urlpath.startswith(prefix):
+        out.append(f"urlpath {urlpath!r} does not open the cloned folder {prefix!r}")
+    elif not (ROOT / urlpath[len(prefix):]).is_file():
+        out.append(f"urlpath {urlpath!r} opens a file the repository does not have")
+    if unquote(parts.query) == parts.query:
+        out.append("query values are not URL-encoded")
+    return out
+
+
+# --------------------------------------------------------------------------
+# The real guide
+# --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def guide():
+    return GUIDE.read_text(encoding="utf-8")
+
+
+def test_every_lesson_is_covered_completely(guide):
+    assert problems(guide) == []
+
+
+def test_plans_fit_one_period_each(guide):
+    found = lessons(guide)
+    for lesson in LESSONS:
+        for rows in plan_tables(found[lesson]):
+            assert sum(m for _, m in rows[:-1]) <= MAX_MINUTES, lesson
+
+
+def test_lesson_09_is_split_into_two_periods(guide):
+    tables = plan_tables(lessons(guide)["09"])
+    assert len(tables) >= 2
+    first, second = ({norm(label) for label, _ in rows} for rows in tables[:2])
+    assert norm("5. Training, live") in second
+    assert norm("5. Training, live") not in first
+
+
+def test_named_explorers_exist(guide):
+    names = explorer_names(guide)
+    assert len(names) >= 8, names
+    assert sorted(n for n in names if not callable(getattr(widgets, n, None))) == []
+
+
+def test_presenting_names_presentation_mode_and_rise(guide):
+    assert "View > Presentation Mode" in guide
+    assert "jupyterlab-rise" in guide and "ipywidgets" in guide
+    assert "helpers.style.projector()" in guide and "projector(False)" in guide
+    assert "make playground" in guide
+
+
+def test_pacing_convention_is_stated_in_its_exact_words(guide):
+    assert "**Time:** about N minutes in class." in guide
+    assert ("*Optional: skip this section when short of time; nothing later depends "
+            "on it.*") in guide
+
+
+def test_hub_link_is_generated_from_the_one_slug(guide):
+    slug, branch = _slug_and_branch()
+    urls = hub_links(guide)
+    assert len(urls) == 1
+    assert link_problems(urls[0], slug, branch) == []
+    assert hub_link.update_text(guide, slug, branch) == guide, (
+        "the hub-link region is stale: regenerate it with tools/hub_link.py")
+
+
+def test_readme_links_the_guide():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "notebooks/instructor_guide.md" in readme
+
+
+# --------------------------------------------------------------------------
+# tools/hub_link.py, by hand-worked example
+# --------------------------------------------------------------------------
+def test_hub_link_hand_worked():
+    assert hub_link.hub_link("ann/attn", branch="dev", hub="https://hub.x.org/") == (
+        "https://hub.x.org/hub/user-redirect/git-pull"
+        "?repo=https%3A%2F%2Fgithub.com%2Fann%2Fattn"
+        "&urlpath=lab%2Ftree%2Fattn%2Fnotebooks%2F00_start_here.ipynb&branch=dev")
+
+
+@pytest.mark.parametrize("bad", ["", "noslash", "a/b/c", "/name", "owner/", "a b/c"])
+def test_hub_link_rejects_bad_slugs(bad):
+    with pytest.raises(ValueError):
+        hub_link.hub_link(bad)
+
+
+def test_update_text_replaces_a_stale_region_and_only_it():
+    stale = f"before\n{hub_link.START}\nold link\n{hub_link.END}\nafter\n"
+    new = hub_link.update_text(stale, "ann/attn")
+    assert new.startswith("before\n") and new.endswith("\nafter\n")
+    assert "old link" not in new and hub_link.hub_link("ann/attn") in new
+    assert hub_link.update_text(new, "ann/attn") == new
+    with pytest.raises(ValueError):
+        hub_link.update_text("no markers here", "ann/attn")
+    with pytest.raises(ValueError):
+        hub_link.update_text(stale + stale, "ann/attn")
+
+
+# --------------------------------------------------------------------------
+# The checks catch broken guides
+# --------------------------------------------------------------------------
+def _lesson_01(guide):
+    return lessons(guide)["01"]
+
+
+def test_check_catches_a_plan_over_50_minutes(guide):
+    broken = guide.replace("| Intro and setup | 3 | Goals; run the setup cell. |",
+                           "| Intro and setup | 13 | Goals; run the setup cell. |", 1)
+    assert broken != guide
+    assert any("lesson 01: plan" in p for p in problems(broken))
+
+
+def test_check_catches_a_missing_answer(guide):
+    body = _lesson_01(guide)
+    broken_body = body.replace("**Answer:**", "Answer:")
+    assert any("lesson 01" in p and "predict" in p
+               for p in problems(guide.replace(body, broken_body)))
+
+
+def test_check_catches_a_missing_lesson(guide):
+    broken = guide.replace("## Lesson 05 ·", "## Lessen 05 ·")
+    assert "lesson 05: no '## Lesson 05' section" in problems(broken)
+
+
+def test_check_catches_a_renamed_section(guide):
+    def fake(lesson):
+        heads = notebook_headings(lesson)
+        if lesson == "02" and heads is not None:
+            heads = [h.replace("6 exercise softmax", "6 exercise the softmax")
+                     for h in heads]
+        return heads
+    found = problems(guide, headings=fake)
+    assert any("'6 exercise softmax' is not a heading" in p for p in found)
+    assert any("'6 exercise the softmax' has no plan row" in p for p in found)
+
+
+def test_check_catches_an_unknown_explorer():
+    assert "heads_explorer" in explorer_names("try `heads_explorer` now")
+    assert not callable(getattr(widgets, "heads_explorer", None))
+
+
+@pytest.mark.parametrize("broken, complaint", [
+    ("https://hub.x.org/hub/user-redirect/git-pull"
+     "?repo=https%3A%2F%2Fgithub.com%2Fother%2Frepo"
+     "&urlpath=lab%2Ftree%2Frepo%2Fnotebooks%2F00_start_here.ipynb&branch=main",
+     "repo"),
+    ("https://hub.x.org/hub/user-redirect/git-pul?repo=x&urlpath=y&branch=main",
+     "git-pull"),
+    ("https://hub.x.org/hub/user-redirect/git-pull?repo=x&branch=main", "query keys"),
+])
+def test_link_check_catches_broken_links(broken, complaint):
+    slug, branch = _slug_and_branch()
+    assert any(complaint in p for p in link_problems(broken, slug, branch))
+
+
+# --------------------------------------------------------------------------
+# The numbers the guide quotes from explorers are what the explorers show
+# --------------------------------------------------------------------------
+def _row(ex, token):
+    """{key: weight rounded to 2 places} of one query row of a pattern explorer."""
+    i = ex.tokens.index(token)
+    return {k: round(float(w), 2) for k, w in zip(ex.tokens, ex.weights[i])}
+
+
+@functools.cache
+def _pattern(temperature=1.0, scaling=True):
+    ex = widgets.pattern_explorer()
+    ex.temperature.value = temperature
+    ex.scaling.value = scaling
+    return _row(ex, "creature")
+
+
+@functools.cache
+def _update(sentence):
+    return widgets.update_explorer(sentence).sense_note
+
+
+@functools.cache
+def _mask_off_row_a():
+    ex = widgets.mask_explorer()
+    ex.mask.value = False
+    return _row(ex, "a")
+
+
+@functools.cache
+def _qk_scores(sentence, token):
+    ex = widgets.qk_explorer(sentence, token=token)
+    return {k: round(float(s), 2) for k, s in zip(ex.tokens, ex.scores)}
+
+
+@functools.cache
+def _cross(target):
+    ex = widgets.cross_explorer(target=target)
+    return {t: round(float(ex.weights[i].max()), 2) for i, t in enumerate(ex.tokens)}
+
+
+@functools.cache
+def _sense(sentence):
+    ex = widgets.sense_explorer(sentence)
+    i = ex.prediction.target_index
+    return ex.sense, round(float(ex.probs.max()), 3), _row(ex, ex.tokens[i])
+
+
+@functools.cache
+def _previous_token_head():
+    ex = widgets.multi_head_explorer("the cat sat on the mat")
+    ex.head.value = "previous token"
+    return [round(float(w), 2) for w in ex.weights.max(axis=1)]
+
+
+# (what the guide says, what the explorer must show for it to be true)
+EXPLORER_CLAIMS = [
+    ("0.03 (fluffy 0.57, blue 0.39)",
+     lambda: [_pattern(0.5)[k] for k in ("verdant", "fluffy", "blue")]
+     == [0.03, 0.57, 0.39]),
+    ("At 2.0 the row flattens to 0.36, 0.32, 0.18",
+     lambda: [_pattern(2.0)[k] for k in ("fluffy", "blue", "verdant")]
+     == [0.36, 0.32, 0.18]),
+    ("fluffy 0.55, blue 0.40, verdant 0.05",
+     lambda: [_pattern(scaling=False)[k] for k in ("fluffy", "blue", "verdant")]
+     == [0.55, 0.40, 0.05]),
+    ("after: money (0.83)",
+     lambda: _update("I drove across the road to get to the other bank").endswith(
+         "after: money (0.83)")),
+    ("after: skin (0.89)",
+     lambda: _update("take a biopsy of the mole").endswith("after: skin (0.89)")),
+    ("river (0.85)",
+     lambda: _update("the river bank had money").endswith("river (0.85)")),
+    ("the 0.27, verdant 0.22, roamed 0.16",
+     lambda: [_mask_off_row_a()[k] for k in ("the", "verdant", "roamed")]
+     == [0.27, 0.22, 0.16]),
+    ("*verdant*, with 8.62",
+     lambda: [_qk_scores("a creature fluffy blue roamed the verdant forest",
+                         "creature")[k] for k in ("verdant", "fluffy", "blue")]
+     == [8.62, 5.57, 5.24]),
+    ("scores *creature* −1.69",
+     lambda: _qk_scores("a fluffy blue creature roamed the verdant forest",
+                        "fluffy")["creature"] == -1.69),
+    ("*noir* still finds *black* (0.92)",
+     lambda: (_cross("le noir chat dort")["noir"], _cross("le noir chat dort")["chat"])
+     == (0.92, 0.84)),
+    ("money, with probability 0.997",
+     lambda: _sense("we saw the bank")[:2] == ("money", 0.997)
+     and _sense("we saw the bank")[2]["bank"] == 0.81),
+    ("river (0.994)",
+     lambda: _sense("she paid cash at the bank near the river")[:2] == ("river", 0.994)
+     and _sense("she paid cash at the bank near the river")[2]["river"] == 0.84),
+    ("keeps 0.91 on itself",
+     lambda: _previous_token_head() == [0.91, 0.94, 0.9, 0.9, 0.9, 0.9]),
+    ("28,311,552",
+     lambda: widgets.attention_parameters(768, 64, 12, 12)["total"] == 28_311_552),
+]
+
+
+@pytest.mark.parametrize("quote, holds", EXPLORER_CLAIMS,
+                         ids=[q for q, _ in EXPLORER_CLAIMS])
+def test_explorer_numbers_in_the_guide_are_true(guide, quote, holds):
+    said = " ".join(guide.split())          # line breaks in the guide do not matter
+    assert quote in said, f"the guide no longer says {quote!r}: update EXPLORER_CLAIMS"
+    assert holds(), f"the explorer no longer shows what the guide says: {quote!r}"
+
+
+# --------------------------------------------------------------------------
+# The numbers the guide quotes from notebook cells are in those notebooks
+# --------------------------------------------------------------------------
+def notebook_text(lesson: str) -> str:
+    """Markdown and stored text outputs of lesson NN's notebook, in one string."""
+    path = sorted((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))[0]
+    nb = nbformat.read(path, as_version=4)
+    parts = []
+    for cell in nb.cells:
+        parts.append(cell.source)
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+# a decimal (0.73) or a number with thousands commas (1,572,864)
+NUMBER = r"(?<![\w.])\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+"
+
+
+def unsourced_numbers(guide_text: str, lesson: str, text: str) -> list[str]:
+    """Decimal numbers in cell-based answers that the notebook does not print."""
+    body = lessons(guide_text)[lesson]
+    missing = []
+    for section in subsections(body, "Predict, then run"):
+        for item in numbered_items(section):
+            if explorer_names(item):
+                continue                      # checked against the explorers above
+            answer = item.split("**Answer:**", 1)[-1]
+            for number in re.findall(NUMBER, answer):
+                if number not in text:
+                    missing.append(number)
+    return missing
+
+
+@pytest.mark.parametrize("lesson", LESSONS[:9])
+def test_cell_numbers_in_the_guide_are_the_notebooks(guide, lesson):
+    assert unsourced_numbers(guide, lesson, notebook_text(lesson)) == []
+
+
+def test_cell_number_check_catches_a_wrong_number(guide):
+    broken = guide.replace("the cosine is 1.00 for cat/dog and\n   0.73",
+                           "the cosine is 1.00 for cat/dog and\n   0.74")
+    assert broken != guide
+    assert unsourced_numbers(broken, "01", notebook_text("01")) == ["0.74"]
