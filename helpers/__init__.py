@@ -3,9 +3,10 @@
 ``attention`` (the math), ``lexicon`` (tokens and the toy embedding table),
 ``heads`` (hand-built heads), ``tinymodel`` (the trainable model, numpy
 only), ``plots`` (figures of data), ``diagrams`` (the pipeline and block
-drawings), ``style`` (normal and projector sizes), ``widgets`` (the explorers), ``checks`` (exercise
-checkers), ``notebook`` (what each lesson's first cell sets up),
-``pretrained`` (a real pretrained transformer in numpy, lesson 10).
+drawings), ``style`` (normal and projector sizes), ``widgets`` (the
+explorers), ``checks`` (exercise checkers), ``notebook`` (what each
+lesson's first cell sets up), ``pretrained`` (a real pretrained transformer
+in numpy, lesson 10).
 """
 
 from helpers.notebook import setup_notebook
