@@ -65,14 +65,16 @@ lab: $(STAMP)
 # pictures, no code, served by Voila on this machine only (127.0.0.1) on a free
 # port, e.g. make playground PLAYGROUND_PORT=8866. Voila is the optional extra
 # "classroom" (also in "test"); it is installed here if missing.
-PLAYGROUND_PORT ?= $(shell $(PYTHON) -c 'import socket; s = socket.socket();   s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PLAYGROUND_PORT ?=
 
 playground: $(STAMP)
 	@$(VPY) -c 'import voila' 2>/dev/null || $(VPY) -m pip install --quiet -e ".[classroom]"
-	@echo "Playground: open http://127.0.0.1:$(PLAYGROUND_PORT)/ in a browser (Ctrl-C stops it)"
-	$(VENV)/bin/voila notebooks/playground.ipynb --no-browser \
-	  --Voila.ip=127.0.0.1 --port=$(PLAYGROUND_PORT) --strip_sources=True \
-	  --theme=light
+	@port=$(PLAYGROUND_PORT); \
+	[ -n "$$port" ] || port=$$($(VPY) -c 'import socket; s = socket.socket(); \
+	  s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
+	echo "Playground: open http://127.0.0.1:$$port/ in a browser (Ctrl-C stops it)"; \
+	exec $(VENV)/bin/voila notebooks/playground.ipynb --no-browser \
+	  --Voila.ip=127.0.0.1 --port=$$port --strip_sources=True --theme=light
 
 # Every check runs even if an earlier one fails; the exit code reports any failure.
 # The real-browser test (tests/browser) runs in its own pytest process, started

@@ -99,3 +99,10 @@ def test_a_closed_explorer_is_left_alone():
     draws = ex.draw_count
     style.projector()
     assert ex.draw_count == draws
+
+
+def test_projector_enlarges_the_training_monitor():
+    normal = _size(W.TrainingMonitor(steps=10).image.value)
+    style.projector()
+    big = _size(W.TrainingMonitor(steps=10).image.value)
+    assert big[0] == pytest.approx(1.5 * normal[0], abs=2)

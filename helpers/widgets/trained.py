@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers import lexicon, tinymodel
+from helpers import lexicon, style, tinymodel
 from helpers.plots import AttentionFigure
 from helpers.widgets.base import (
     Explorer,
@@ -191,7 +191,8 @@ class TrainingMonitor:
                 handle.update(self._repr_mimebundle_(), raw=True)
 
     def _draw(self):
-        fig = Figure(figsize=(5.0, 2.4), dpi=80, layout="constrained")
+        fig = Figure(figsize=(5.0, 2.4), dpi=style.current().explorer_dpi,
+                     layout="constrained")
         ax = fig.subplots()
         ax.plot(self.steps, self.losses, color="#1f77b4",
                 marker="." if len(self.steps) <= 60 else None)

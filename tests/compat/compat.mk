@@ -13,7 +13,7 @@ COMPAT_STAMP := $(COMPAT_VENV)/.installed
 # Tests of helpers/ only (the others need the dev tools: nbformat, yaml, nbval).
 COMPAT_TESTS  = $(wildcard tests/test_widgets.py tests/test_engine.py tests/test_attention.py \
                  tests/test_lexicon.py tests/test_heads.py tests/test_checks.py \
-                 tests/test_plots.py tests/test_tinymodel.py)
+                 tests/test_plots.py tests/test_tinymodel.py tests/test_style.py)
 
 
 .PHONY: test-compat compat-venv
