@@ -14,6 +14,7 @@ from PIL import Image
 from conftest import model_available
 from helpers import pretrained
 from helpers import widgets as W
+from helpers.widgets import engine
 from helpers.widgets import realmodel
 
 needs_model = pytest.mark.skipif(not model_available(),
@@ -86,12 +87,17 @@ def test_the_picture_shows_each_weight_in_its_cell(model):
     (rows = queries from the top, columns = keys from the left)."""
     ex = W.real_attention_explorer(SENTENCE, layer=0, head=2)
     img = np.asarray(Image.open(io.BytesIO(ex.picture.value)).convert("RGB"))
-    bbox, height = ex.artists.single.ax.bbox, img.shape[0]
+    # the stored picture is the figure with its white margins cut off
+    fig = ex.artists.fig
+    full = np.asarray(fig.canvas.buffer_rgba())
+    pad = int(round(engine.MARGIN_PX * fig.dpi / engine.DPI))
+    top, _, left, _ = engine.content_box(full, pad)
+    bbox, height = ex.artists.single.ax.bbox, full.shape[0]
     n = len(ex.tokens)
     lut = ex.artists.single.pixels._lut
     for i, j in [(0, 0), (1, 0), (5, 4), (n - 1, n - 2), (2, 7)]:
-        x = int(bbox.x0 + (j + 0.5) * bbox.width / n)
-        y = int(height - bbox.y1 + (i + 0.5) * bbox.height / n)
+        x = int(bbox.x0 + (j + 0.5) * bbox.width / n) - left
+        y = int(height - bbox.y1 + (i + 0.5) * bbox.height / n) - top
         expected = lut[min(int(np.floor(ex.weights[i, j] * 256)), 255)]
         assert np.array_equal(img[y, x], expected), (i, j)
 
