@@ -19,6 +19,13 @@ TOKENS = "the fluffy blue creature roamed the verdant forest".split()
 
 @pytest.fixture(autouse=True)
 def normal_afterwards():
+    # Explorers that earlier test files left open would all redraw at every
+    # switch (as every explorer on a learner's screen should): close them, so
+    # each test here times and checks only its own.
+    from helpers.widgets import base
+
+    for ex in list(base._LIVE):
+        ex.close()
     yield
     style.projector(False)
 
