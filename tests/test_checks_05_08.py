@@ -3,38 +3,13 @@ solution (tools/solutions) and names each deliberate mistake."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 from helpers import checks
 from helpers.attention import scaled_dot_product_attention, softmax
+from test_checks import assert_diagnosis, assert_success  # shared with test_checks
 from tools.solutions import lesson05, lesson06, lesson07, lesson08
-
-
-def run(checker, fn, capsys):
-    """Run a checker; it must not raise or warn. Returns (result, printed)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        result = checker(fn)
-    out = capsys.readouterr()
-    assert out.err == ""
-    return result, out.out
-
-
-def assert_success(checker, fn, capsys):
-    result, printed = run(checker, fn, capsys)
-    assert result is True, printed
-    assert printed.startswith("Correct:") and printed.count("\n") == 1, printed
-
-
-def assert_diagnosis(checker, fn, capsys, *needles):
-    result, printed = run(checker, fn, capsys)
-    assert result is False, printed
-    assert printed.startswith("Not quite:"), printed
-    for needle in needles:
-        assert needle.lower() in printed.lower(), (needle, printed)
 
 
 # ----------------------------------------------------------------- 05 ---
