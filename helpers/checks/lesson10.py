@@ -37,6 +37,15 @@ def _model(model):
         raise _Fail(str(exc)) from None
 
 
+def _real_heads(model, text):
+    """For each of ``REAL_HEADS``: ``(layer, head, run, (x, W_Q, b_Q, W_K, b_K))``,
+    the layer's input (n, 384) and the head's slices, as the exercises take them."""
+    mdl = _model(model)
+    run = mdl.run(text)
+    for layer, head in REAL_HEADS:
+        yield layer, head, run, (run.hidden[layer], *mdl.head_weights(layer, head))
+
+
 def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
     """Check ``fn(x, W_Q, b_Q, W_K, b_K) -> weights (n, n)`` on real heads.
 
@@ -49,11 +58,7 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
 
     @_checker("one real head's attention pattern")
     def check_real_head(fn, name):
-        mdl = _model(model)
-        run = mdl.run(text)
-        for layer, head in REAL_HEADS:
-            x = run.hidden[layer]
-            W_Q, b_Q, W_K, b_K = mdl.head_weights(layer, head)
+        for layer, head, run, (x, W_Q, b_Q, W_K, b_K) in _real_heads(model, text):
             expected = run.attention[layer, head]
             result, _ = _call(fn, name, ("x", "W_Q", "b_Q", "W_K", "b_K"),
                               x, W_Q, b_Q, W_K, b_K)
@@ -170,11 +175,7 @@ def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> boo
 
     @_checker("the causal version of a real head")
     def check_causal_head_pattern(fn, name):
-        mdl = _model(model)
-        run = mdl.run(text)
-        for layer, head in REAL_HEADS:
-            x = run.hidden[layer]
-            W_Q, b_Q, W_K, b_K = mdl.head_weights(layer, head)
+        for layer, head, run, (x, W_Q, b_Q, W_K, b_K) in _real_heads(model, text):
             Q, K = x @ W_Q + b_Q, x @ W_K + b_K
             d_k, n = Q.shape[-1], x.shape[0]
             S = Q @ K.T / math.sqrt(d_k)
