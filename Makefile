@@ -77,34 +77,39 @@ playground: $(STAMP)
 	  --Voila.ip=127.0.0.1 --port=$$port --strip_sources=True --theme=light
 
 # Every check runs even if an earlier one fails; the exit code reports any failure.
-# The real-browser test (tests/browser) runs in its own pytest process, started
-# first and in the background (its log is printed at the end): it mostly waits
-# on JupyterLab and Chromium, so the other checks run meanwhile, and its
-# Playwright event loop cannot leak into the other tests.
+# Three lines of work share the machine (2 cores here), each about a third of it:
+# - the real-browser test (tests/browser), in its own pytest process: it mostly
+#   waits on JupyterLab and Chromium, and its Playwright event loop cannot leak
+#   into the other tests;
+# - the old versions (tests/compat), then the numeric tests and nbval again as
+#   if on another CPU (test-other-cpu);
+# - in front: ruff, pytest, nbval (strict).
+# The two background lines write logs, printed at the end.
 BROWSER_LOG := build/browser-tests.log
-OTHER_CPU_LOG := build/other-cpu-tests.log
+BACKGROUND_LOG := build/compat-and-other-cpu-tests.log
 # nbval's options live here, not in pyproject's addopts, so that plain pytest
 # works in an environment without the nbval plugin.
 NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=600
 
 test: $(STAMP)
 	@status=0; browser=; \
+	mkdir -p build; \
 	if [ -d tests/browser ]; then \
-	  mkdir -p build; \
 	  $(VPY) -m pytest tests/browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	fi; \
-	mkdir -p build; \
-	$(MAKE) --no-print-directory test-other-cpu > $(OTHER_CPU_LOG) 2>&1 & othercpu=$$!; \
+	{ s=0; \
+	  echo "== old versions: ipywidgets 7.7, numpy 1.26 (tests/compat)"; \
+	  $(MAKE) --no-print-directory test-compat || s=1; \
+	  $(MAKE) --no-print-directory test-other-cpu || s=1; \
+	  exit $$s; } > $(BACKGROUND_LOG) 2>&1 & background=$$!; \
 	echo "== ruff (helpers, tests, tools)"; \
 	$(VPY) -m ruff check helpers tests tools || status=1; \
 	echo "== pytest tests/ (without tests/browser)"; \
 	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
 	echo "== nbval (strict) notebooks/"; \
 	$(VPY) -m pytest $(NBVAL) notebooks || status=1; \
-	echo "== old versions: ipywidgets 7.7, numpy 1.26 (tests/compat)"; \
-	$(MAKE) --no-print-directory test-compat || status=1; \
-	wait $$othercpu || status=1; \
-	cat $(OTHER_CPU_LOG); \
+	wait $$background || status=1; \
+	cat $(BACKGROUND_LOG); \
 	if [ -n "$$browser" ]; then \
 	  wait $$browser || status=1; \
 	  echo "== pytest tests/browser (real browser; log: $(BROWSER_LOG))"; \
@@ -169,6 +174,13 @@ MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions
 $(MODEL_TARGETS): $(TEST_MODEL)
 $(MODEL_TARGETS): export HF_HUB_OFFLINE := 1
 $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
+
+# One BLAS thread in every test process: the checks run side by side on few
+# cores, and the matrices are small, so OpenBLAS's extra threads only spin
+# while waiting for work and take the core another check needs (the old-version
+# tests alone: 96 core-seconds with them, 71 without).
+TEST_TARGETS := test test-other-cpu test-browser test-compat
+$(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 
 # Extra targets kept beside the tests they run:
 #   make test-browser, make test-browser-selfcheck  (tests/browser/browser.mk)
