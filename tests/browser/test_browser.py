@@ -38,17 +38,23 @@ JS_CLOSE = """() => {
   }
 }"""
 
-# Wait until JupyterLab shows the notebook and its kernel is connected; hook
+# Where opening the notebook stands: "ready" once JupyterLab shows it and its
+# kernel is connected and idle, else the step it waits for. It never awaits
+# (a promise such as sessionContext.ready may never settle when a kernel's
+# websocket is stuck, and Playwright then fails the call). On "ready" it hooks
 # the kernel's iopub channel so errors raised in widget callbacks (which land
 # in no cell) are recorded.
-JS_READY = """async (path) => {
+JS_READY = """(path) => {
   const app = window.jupyterapp;
   const panel = app.shell.currentWidget;
-  if (!panel || !panel.context || panel.context.path !== path) return false;
-  await panel.context.ready;
-  await panel.sessionContext.ready;
-  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-  if (!kernel || kernel.connectionStatus !== 'connected') return false;
+  if (!panel || !panel.context || panel.context.path !== path) return 'not shown';
+  if (!panel.context.isReady) return 'loading';
+  const sc = panel.sessionContext;
+  if (!sc.isReady) return 'no session';
+  const kernel = sc.session && sc.session.kernel;
+  if (!kernel) return 'no kernel';
+  if (kernel.connectionStatus !== 'connected')
+    return 'kernel ' + kernel.connectionStatus;
   if (!panel.__attnHooked) {
     panel.__attnHooked = true;
     kernel.iopubMessage.connect((_, msg) => {
@@ -60,7 +66,13 @@ JS_READY = """async (path) => {
       if (t === 'status' && c.execution_state === 'idle') window.__attnIdle += 1;
     });
   }
-  return kernel.status === 'idle';
+  return kernel.status === 'idle' ? 'ready' : 'kernel ' + kernel.status;
+}"""
+
+# A kernel whose websocket has not connected: ask JupyterLab to connect again.
+JS_RECONNECT = """() => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  kernel.reconnect();
 }"""
 
 # State of the run: code cells not yet executed, error outputs, kernel status.
@@ -148,6 +160,50 @@ def wait_idle(page, since, timeout=CHANGE_TIMEOUT):
         ),
         timeout,
     )
+
+
+def open_notebook(page, path, timeout=60, reconnect_after=15):
+    """Wait until the notebook is shown with a connected, idle kernel.
+
+    A kernel websocket that is still not connected after ``reconnect_after``
+    seconds is reconnected once (seen about once in ten runs on a loaded
+    machine: the status bar stays at "Connecting"); the test says so.
+    """
+    deadline = time.monotonic() + timeout
+    nudge = time.monotonic() + reconnect_after
+    state = None
+    while time.monotonic() < deadline:
+        state = page.evaluate(JS_READY, path)
+        if state == "ready":
+            return
+        if state.startswith("kernel ") and nudge and time.monotonic() > nudge:
+            print(f"{path}: kernel still '{state[7:]}' after {reconnect_after} s;"
+                  " reconnecting")
+            page.evaluate(JS_RECONNECT)
+            nudge = None
+        time.sleep(0.3)
+    raise AssertionError(
+        f"JupyterLab did not open {path} with an idle kernel in {timeout} s "
+        f"(last state: {state})"
+    )
+
+
+def rendered_explorers(page, timeout=CHANGE_TIMEOUT):
+    """The explorers on the page, once their number is above 0 and steady.
+
+    After Run All the kernel is idle before every widget view is drawn: the
+    front end still has to fetch the widgets' state.
+    """
+    explorers = page.locator(".attn-explorer")
+    counts = []
+
+    def steady():
+        counts.append(explorers.count())
+        last = counts[-3:]
+        return len(last) == 3 and last[0] > 0 and last[0] == last[1] == last[2]
+
+    wait_for(steady, timeout, interval=0.3)
+    return explorers
 
 
 def picture_state(picture):
@@ -265,8 +321,7 @@ def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
     try:
         page = lab_page.get()
         page.evaluate(JS_OPEN, path)
-        ready = wait_for(lambda: page.evaluate(JS_READY, path), 60, interval=0.3)
-        assert ready, f"JupyterLab did not open {name} with an idle kernel in 60 s"
+        open_notebook(page, path)
         timings["open"] = time.monotonic() - started
 
         page.evaluate(
@@ -297,7 +352,7 @@ def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
         kernel_errors = page.evaluate("window.__attnKernelErrors")
         assert not kernel_errors, f"{name}: kernel errors: {kernel_errors}"
 
-        explorers = page.locator(".attn-explorer")
+        explorers = rendered_explorers(page)
         count = explorers.count()
         assert count, f"{name}: no .attn-explorer on the page (every lesson has one)"
         driven, failures = [], []

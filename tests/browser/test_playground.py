@@ -5,13 +5,20 @@ page, and nothing is fetched from outside the machine (requests that try,
 such as Voila's Font Awesome CSS, are refused and listed).
 
 Screenshots go to build/screenshots/playground-*.png.
+
+``ATTN_PLAYGROUND`` names another app notebook to serve instead (selfcheck.py
+serves a broken copy to show that this test fails on it); Voila runs in the
+folder above it, as in the repository.
 """
 
+import os
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+
+from pathlib import Path
 
 import pytest
 from conftest import REPO, free_port, lab_env
@@ -20,7 +27,9 @@ from test_browser import CHANGE_TIMEOUT, JS_DOM_ERRORS, change_input, changed, \
 
 pytestmark = pytest.mark.browser
 
-PLAYGROUND = REPO / "notebooks" / "playground.ipynb"
+PLAYGROUND = Path(
+    os.environ.get("ATTN_PLAYGROUND", REPO / "notebooks" / "playground.ipynb")
+)
 START_TIMEOUT = 90  # seconds for Voila to answer
 RENDER_TIMEOUT = 120  # seconds for the page to show every explorer
 
@@ -38,8 +47,8 @@ def voila_url(chromium_path, tmp_path_factory):
            "--Voila.ip=127.0.0.1", f"--port={port}", "--strip_sources=True",
            "--theme=light"]
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=lab_env(tmp), stdout=log,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=PLAYGROUND.parent.parent, env=lab_env(tmp),
+                                stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + START_TIMEOUT
     try:
