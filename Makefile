@@ -64,7 +64,9 @@ lab: $(STAMP)
 # The playground (notebooks/playground.ipynb): every explorer in tabs, large
 # pictures, no code, served by Voila on this machine only (127.0.0.1) on a free
 # port, e.g. make playground PLAYGROUND_PORT=8866. Voila is the optional extra
-# "classroom" (also in "test"); it is installed here if missing.
+# "classroom" (also in "test"); it is installed here if missing. The page's
+# template (tools/voila/templates/attn-playground) leaves out Voila's Font
+# Awesome stylesheets from a CDN: with it the page asks nothing of another machine.
 PLAYGROUND_PORT ?=
 
 playground: $(STAMP)
@@ -73,8 +75,10 @@ playground: $(STAMP)
 	[ -n "$$port" ] || port=$$($(VPY) -c 'import socket; s = socket.socket(); \
 	  s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
 	echo "Playground: open http://127.0.0.1:$$port/ in a browser (Ctrl-C stops it)"; \
-	exec $(VENV)/bin/voila notebooks/playground.ipynb --no-browser \
-	  --Voila.ip=127.0.0.1 --port=$$port --strip_sources=True --theme=light
+	JUPYTER_PATH=tools$${JUPYTER_PATH:+:$$JUPYTER_PATH} \
+	  exec $(VENV)/bin/voila notebooks/playground.ipynb --no-browser \
+	  --Voila.ip=127.0.0.1 --port=$$port --strip_sources=True --theme=light \
+	  --template=attn-playground
 
 # Every check runs even if an earlier one fails; the exit code reports any failure.
 # Three lines of work share the machine (2 cores here), each about a third of it:
