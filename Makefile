@@ -80,46 +80,54 @@ playground: $(STAMP)
 	  --Voila.ip=127.0.0.1 --port=$$port --strip_sources=True --theme=light \
 	  --template=attn-playground
 
-# Every check runs even if an earlier one fails; the exit code reports any failure.
-# Three lines of work share the machine (2 cores here), each about a third of it:
-# - the real-browser test (tests/browser), in its own pytest process: it mostly
-#   waits on JupyterLab and Chromium, and its Playwright event loop cannot leak
-#   into the other tests;
-# - the old versions (tests/compat), then the numeric tests and nbval again as
-#   if on another CPU (test-other-cpu);
-# - in front: ruff, pytest, nbval (strict).
-# The two background lines write logs, printed at the end.
-BROWSER_LOG := build/browser-tests.log
-BACKGROUND_LOG := build/compat-and-other-cpu-tests.log
+# make test runs its checks as separate parts, several at once: on a 2-core
+# machine one part alone cannot use both cores, and the browser part mostly
+# waits on JupyterLab and Chromium. make's job server starts the parts in the
+# order listed (the longest first, so that no long part is left running alone
+# at the end) as slots free up; TEST_JOBS=1 runs them one after another. Every
+# part runs even when another fails (-k), and each part's output is printed in
+# one piece when it ends (--output-sync), so the parts appear in the order
+# they finish; the exit code is non-zero if any failed.
+TEST_JOBS ?= 3
+TEST_PARTS := test-part-browser test-part-unit test-part-compat test-part-nbval \
+  test-part-other-cpu-nbval test-part-other-cpu-numeric test-part-ruff
+.PHONY: $(TEST_PARTS)
+
 # nbval's options live here, not in pyproject's addopts, so that plain pytest
 # works in an environment without the nbval plugin.
 NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=600
 
 test: $(STAMP)
-	@status=0; browser=; \
-	mkdir -p build; \
-	if [ -d tests/browser ]; then \
-	  $(VPY) -m pytest tests/browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
-	fi; \
-	{ s=0; \
-	  echo "== old versions: ipywidgets 7.7, numpy 1.26 (tests/compat)"; \
-	  $(MAKE) --no-print-directory test-compat || s=1; \
-	  $(MAKE) --no-print-directory test-other-cpu || s=1; \
-	  exit $$s; } > $(BACKGROUND_LOG) 2>&1 & background=$$!; \
-	echo "== ruff (helpers, tests, tools)"; \
-	$(VPY) -m ruff check helpers tests tools || status=1; \
-	echo "== pytest tests/ (without tests/browser)"; \
-	$(VPY) -m pytest tests --ignore=tests/browser || status=1; \
-	echo "== nbval (strict) notebooks/"; \
-	$(VPY) -m pytest $(NBVAL) notebooks || status=1; \
-	wait $$background || status=1; \
-	cat $(BACKGROUND_LOG); \
-	if [ -n "$$browser" ]; then \
-	  wait $$browser || status=1; \
-	  echo "== pytest tests/browser (real browser; log: $(BROWSER_LOG))"; \
-	  cat $(BROWSER_LOG); \
-	fi; \
+	@echo "== make test: $(words $(TEST_PARTS)) parts, $(TEST_JOBS) at a time; each part's output appears when it ends"
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) --output-sync=target $(TEST_PARTS); \
+	status=$$?; \
+	echo "== make test: $$([ $$status = 0 ] && echo 'all parts passed' || echo 'FAILED (see the parts marked Error above)') in $$(( $$(date +%s) - start )) s"; \
 	exit $$status
+
+# The real-browser test (tests/browser) in its own pytest process: its
+# Playwright event loop cannot leak into the other tests.
+test-part-browser: $(STAMP)
+	@if [ -d tests/browser ]; then \
+	  echo "== pytest tests/browser (real browser)"; \
+	  $(VPY) -m pytest tests/browser -q -rs --durations=5; \
+	fi
+
+test-part-unit: $(STAMP)
+	@echo "== pytest tests/ (without tests/browser)"
+	@$(VPY) -m pytest tests --ignore=tests/browser
+
+test-part-nbval: $(STAMP)
+	@echo "== nbval (strict) notebooks/"
+	@$(VPY) -m pytest $(NBVAL) notebooks
+
+test-part-ruff: $(STAMP)
+	@echo "== ruff (helpers, tests, tools)"
+	@$(VPY) -m ruff check helpers tests tools
+
+test-part-compat:
+	@echo "== old versions: ipywidgets 7.7, numpy 1.26 (tests/compat)"
+	@$(MAKE) --no-print-directory test-compat
 
 # The numeric tests and nbval (strict) again, computing like another CPU: another
 # OpenBLAS kernel and numpy's newer SIMD loops off (tools/other_cpu.py picks
@@ -130,14 +138,18 @@ NUMERIC_TESTS = $(wildcard tests/test_attention.py tests/test_checks*.py \
   tests/test_exercises_*.py tests/test_lesson*_checks.py tests/test_heads.py \
   tests/test_lexicon.py tests/test_tinymodel.py tests/test_pretrained.py \
   tests/test_solutions.py)
+OTHER_CPU = env $$($(VPY) tools/other_cpu.py)
+
+test-part-other-cpu-numeric: $(STAMP)
+	@echo "== other CPU, numeric tests: $$($(VPY) tools/other_cpu.py --explain | tail -1)"
+	@$(OTHER_CPU) $(VPY) -m pytest -q $(NUMERIC_TESTS)
+
+test-part-other-cpu-nbval: $(STAMP)
+	@echo "== other CPU, nbval (strict): $$($(VPY) tools/other_cpu.py --explain | tail -1)"
+	@$(OTHER_CPU) $(VPY) -m pytest -q $(NBVAL) notebooks
 
 test-other-cpu: $(STAMP)
-	@env=$$($(VPY) tools/other_cpu.py); \
-	echo "== other CPU: $$($(VPY) tools/other_cpu.py --explain | tail -1)"; \
-	status=0; \
-	env $$env $(VPY) -m pytest -q $(NUMERIC_TESTS) || status=1; \
-	env $$env $(VPY) -m pytest -q $(NBVAL) notebooks || status=1; \
-	exit $$status
+	@$(MAKE) --no-print-directory -k test-part-other-cpu-numeric test-part-other-cpu-nbval
 
 notebooks: $(STAMP)
 	$(VPY) -m tools sync
@@ -174,7 +186,7 @@ test-model: $(TEST_MODEL)
 $(TEST_MODEL): | $(VPY)
 	$(VPY) tools/fetch_test_model.py $(TEST_MODEL_CACHE)
 
-MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions
+MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions $(TEST_PARTS)
 $(MODEL_TARGETS): $(TEST_MODEL)
 $(MODEL_TARGETS): export HF_HUB_OFFLINE := 1
 $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
@@ -183,7 +195,7 @@ $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 # cores, and the matrices are small, so OpenBLAS's extra threads only spin
 # while waiting for work and take the core another check needs (the old-version
 # tests alone: 96 core-seconds with them, 71 without).
-TEST_TARGETS := test test-other-cpu test-browser test-compat
+TEST_TARGETS := test test-other-cpu test-browser test-compat $(TEST_PARTS)
 $(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 
 # Extra targets kept beside the tests they run:

@@ -18,12 +18,15 @@ COMPAT_TESTS  = $(wildcard tests/test_widgets.py tests/test_engine.py tests/test
 
 .PHONY: test-compat compat-venv
 
-$(COMPAT_STAMP): $(COMPAT_REQS) pyproject.toml
+$(COMPAT_STAMP): $(COMPAT_REQS) pyproject.toml tests/compat/compat.mk
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
 	  echo "ERROR: test-compat needs Python 3.10 or newer as $(PYTHON)"; exit 1; }
 	$(PYTHON) -m venv $(COMPAT_VENV)
 	$(COMPAT_PY) -m pip install --quiet --disable-pip-version-check -r $(COMPAT_REQS)
 	$(COMPAT_PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@# As in .venv (see the Makefile): rfc3987-syntax, pulled in through
+	@# ipywidgets 7's notebook dependency, makes every `import nbformat` ~3 s slower.
+	-@$(COMPAT_PY) -m pip uninstall --quiet -y rfc3987-syntax 2>/dev/null
 	@touch $@
 
 compat-venv: $(COMPAT_STAMP)
