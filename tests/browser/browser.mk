@@ -1,9 +1,10 @@
 # Real-browser test targets (tests/browser). Include from the Makefile, after
 # VPY and STAMP are defined:   include tests/browser/browser.mk
-# The browser test itself also runs inside `make test` (pytest tests/).
+# The browser test itself also runs inside `make test` (its part test-part-browser).
 #
 #   make test-browser            only the browser test (JupyterLab + Chromium)
-#   make test-browser-selfcheck  prove it fails on broken demo notebooks
+#   make test-browser-selfcheck  prove it fails on broken demo notebooks and on
+#                                a playground with a frozen tab
 #
 # Needs Debian's chromium (/usr/bin/chromium; .ci/run installs it in CI) and
 # the playwright pip package (in pyproject's test extra). Never
