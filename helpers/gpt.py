@@ -1,0 +1,395 @@
+"""A small GPT, trained on Shakespeare's plays, run in plain numpy (lesson 11).
+
+The model is exactly GPT-2, only small: 4 blocks of 6 attention heads,
+``d_model = 192`` (``d_head = 32``), a context of 128 tokens, learned position
+embeddings, pre-LayerNorm blocks, a tanh-GELU MLP of 768 units, and a tied
+unembedding (the logits are the last vector's dot products with every row of
+the token table). Its byte-level BPE has 2,048 tokens; id 0,
+``<|endoftext|>``, separated the plays in training and starts every text
+here. ``tools/train_gpt.py`` trained it; the files in ``data/gpt/`` are the
+Hugging Face GPT-2 layout, so ``transformers.GPT2LMHeadModel`` loads the same
+folder.
+
+One block, in the notation of the series (row vectors, rows are queries)::
+
+    x = ln_1(h)                              (n, d_model)
+    Q, K, V = x W_Q + b_Q, x W_K + b_K, ...   per head (n, d_head)
+    A = softmax(Q K^T / sqrt(d_head) + causal mask)    (n, n)
+    h = h + concat_heads(A V) W_O + b_O      the residual update E' = E + dE
+    h = h + gelu(ln_2(h) W_1 + b_1) W_2 + b_2
+    logits = ln_f(h) @ wte.T                 (n, vocab): tied unembedding
+
+Every attention step goes through :func:`helpers.attention.
+scaled_dot_product_attention` with :func:`helpers.attention.causal_mask`.
+
+Usage (the contract the lesson and the tests rely on)::
+
+    from helpers import gpt
+    model = gpt.load()
+    run = model.run("To be, or not to be")
+    run.tokens, run.ids, run.logits, run.attention, run.hidden
+    model.generate("ROMEO.\\n", 40, temperature=0.8, top_k=40, seed=0)
+    model.heads     # heads named by measurement (head_scores)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from helpers.attention import causal_mask, scaled_dot_product_attention, softmax
+
+__all__ = [
+    "BOS",
+    "GPT",
+    "Generation",
+    "ModelNotAvailable",
+    "Run",
+    "head_scores",
+    "load",
+    "prefix_matching_scores",
+    "repeated_sequence",
+    "top_k_probabilities",
+]
+
+FOLDER = Path(__file__).resolve().parent.parent / "data" / "gpt"
+BOS = 0  # <|endoftext|>
+LAYER_NORM_EPS = 1e-5
+# The passage on which heads are scored: the opening of Twelfth Night, a
+# play the model never saw in training (public domain).
+PROBE_TEXT = (
+    "DUKE.\nIf music be the food of love, play on;\nGive me excess of it, that, "
+    "surfeiting,\nThe appetite may sicken and so die.\nThat strain again, it had "
+    "a dying fall:\nO, it came o'er my ear like the sweet sound\nThat breathes "
+    "upon a bank of violets,\nStealing and giving odour. Enough; no more:\n"
+)
+PROBE_SEED, PROBE_LENGTH, PROBE_COUNT = 2024, 40, 8
+
+
+class ModelNotAvailable(RuntimeError):
+    """The model files are missing (one-sentence message)."""
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """GPT-2's GELU (tanh form): ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
+    u = x * x                      # in place below: this runs on (n, 4 d_model)
+    u *= np.float32(0.044715)
+    u += np.float32(1.0)
+    u *= x
+    u *= np.float32(0.7978845608)  # sqrt(2 / pi)
+    np.tanh(u, out=u)
+    u += np.float32(1.0)
+    u *= x
+    u *= np.float32(0.5)
+    return u
+
+
+def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """LayerNorm over the last axis (eps 1e-5), ``(..., d_model)`` in and out."""
+    mu = x.mean(axis=-1, keepdims=True)
+    var = np.square(x - mu).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + np.float32(LAYER_NORM_EPS)) * gamma + beta
+
+
+def top_k_probabilities(logits, k=None, temperature: float = 1.0) -> np.ndarray:
+    """Next-token probabilities for sampling: ``softmax(logits / T)`` over the
+    ``k`` largest logits only (the rest get exactly 0). ``(vocab,)`` in and out.
+
+    ``temperature`` must be > 0: below 1 it sharpens, above 1 it flattens.
+    ``k=None`` keeps every token. Ties at the k-th logit are all kept.
+    """
+    z = np.asarray(logits, dtype=np.float64) / float(temperature)
+    if k is not None and 0 < int(k) < z.shape[-1]:
+        kth = np.partition(z, -int(k), axis=-1)[..., -int(k), None]
+        z = np.where(z >= kth, z, -np.inf)
+    return softmax(z, axis=-1)
+
+
+@dataclass
+class Run:
+    """One forward pass. ``n`` tokens, BOS first when built from text."""
+
+    ids: np.ndarray        # (n,) token ids
+    tokens: list           # n strings (each token's text)
+    logits: np.ndarray     # (n, vocab): logits[t] predicts ids[t + 1]
+    attention: np.ndarray  # (n_layers, n_heads, n, n): rows = queries, causal
+    hidden: np.ndarray     # (n_layers + 1, n, d_model): embeddings, then each block
+    n_cut: int = 0         # tokens dropped from the front of a long text
+
+    def probs(self, t: int = -1) -> np.ndarray:
+        """Next-token probabilities after prefix ``ids[: t + 1]``: ``(vocab,)``."""
+        return softmax(self.logits[t].astype(np.float64))
+
+    def loss_per_position(self) -> np.ndarray:
+        """``(n - 1,)`` nats: ``-log p(ids[t + 1] | ids[: t + 1])`` for each t."""
+        z = self.logits[:-1].astype(np.float64)
+        z = z - z.max(axis=-1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+        return -logp[np.arange(len(self.ids) - 1), self.ids[1:]]
+
+
+@dataclass
+class Generation:
+    """What :meth:`GPT.generate` made."""
+
+    prompt: str
+    new_ids: np.ndarray    # (n_tokens,)
+    new_text: str
+    logits: np.ndarray     # (n_tokens, vocab): the logits each new token was drawn from
+    seconds: float
+
+    @property
+    def text(self) -> str:
+        return self.prompt + self.new_text
+
+
+class GPT:
+    """The small GPT of lesson 11 (weights: a dict of GPT-2 tensor names)."""
+
+    def __init__(self, tensors: dict, config: dict, tokenizer):
+        self.n_layers = int(config["n_layer"])
+        self.n_heads = int(config["n_head"])
+        self.d_model = int(config["n_embd"])
+        self.d_head = self.d_model // self.n_heads
+        self.context = int(config["n_positions"])
+        self.vocab_size = int(config["vocab_size"])
+        self.tokenizer = tokenizer
+        t = {k.removeprefix("transformer."): np.asarray(v, dtype=np.float32)
+             for k, v in tensors.items()}
+        self.wte, self.wpe = t["wte.weight"], t["wpe.weight"]
+        self.ln_f = (t["ln_f.weight"], t["ln_f.bias"])
+        self.blocks = [{name: t[f"h.{i}.{name}"] for name in (
+            "ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias",
+            "attn.c_proj.weight", "attn.c_proj.bias", "ln_2.weight", "ln_2.bias",
+            "mlp.c_fc.weight", "mlp.c_fc.bias", "mlp.c_proj.weight", "mlp.c_proj.bias")}
+            for i in range(self.n_layers)]
+        self._pieces = [tokenizer.decode([i], skip_special_tokens=False)
+                        for i in range(self.vocab_size)]
+        self._heads = None
+
+    def __repr__(self):
+        n = self.wte.size + self.wpe.size + sum(w.size for b in self.blocks for w in b.values())
+        n += sum(w.size for w in self.ln_f)
+        return (f"GPT: {self.n_layers} layers x {self.n_heads} heads, d_model {self.d_model}, "
+                f"context {self.context}, vocabulary {self.vocab_size:,}, {n:,} parameters")
+
+    # -- tokens ----------------------------------------------------------------
+    def encode(self, text: str) -> np.ndarray:
+        """Token ids of ``text`` (no BOS): ``(n,)``."""
+        return np.array(self.tokenizer.encode(str(text)).ids, dtype=np.int64)
+
+    def decode(self, ids) -> str:
+        return self.tokenizer.decode([int(i) for i in ids])
+
+    def piece(self, i: int) -> str:
+        """The text of token ``i`` (``" the"``, ``"\\n"``, ``"<|endoftext|>"``)."""
+        return self._pieces[int(i)]
+
+    def _ids(self, text_or_ids, max_tokens=None):
+        """BOS + ids of a text, or the ids as given; keeps the last ``cap``."""
+        if isinstance(text_or_ids, str):
+            ids = np.concatenate([[BOS], self.encode(text_or_ids)]).astype(np.int64)
+            cap = min(self.context, max_tokens or self.context)
+            n_cut = max(0, len(ids) - cap)
+            if n_cut:  # keep BOS, drop the oldest tokens after it
+                ids = np.concatenate([[BOS], ids[1 + n_cut:]])
+            return ids, n_cut
+        ids = np.asarray(text_or_ids, dtype=np.int64).reshape(-1)
+        if len(ids) == 0 or len(ids) > self.context:
+            raise ValueError(f"need 1 to {self.context} token ids, got {len(ids)}")
+        if ids.min() < 0 or ids.max() >= self.vocab_size:
+            raise ValueError(f"token ids must be in 0..{self.vocab_size - 1}")
+        return ids, 0
+
+    # -- the forward pass ------------------------------------------------------
+    def _qkv(self, b, h):
+        """``(n, d_model)`` residual -> Q, K, V of every head, each ``(heads, n, d_head)``."""
+        x = layer_norm(h, b["ln_1.weight"], b["ln_1.bias"])
+        qkv = x @ b["attn.c_attn.weight"] + b["attn.c_attn.bias"]      # (n, 3 d)
+        n = h.shape[0]
+        q, k, v = qkv.reshape(n, 3, self.n_heads, self.d_head).transpose(1, 2, 0, 3)
+        return q, k, v
+
+    def _finish(self, b, h, out, ablate_heads):
+        """Add the attention update and the MLP update to the residual ``h``."""
+        if ablate_heads:
+            out = out.copy()
+            out[list(ablate_heads)] = 0.0
+        n = h.shape[0]
+        h = h + out.transpose(1, 0, 2).reshape(n, self.d_model) @ b["attn.c_proj.weight"] \
+            + b["attn.c_proj.bias"]
+        x = layer_norm(h, b["ln_2.weight"], b["ln_2.bias"])
+        m = gelu(x @ b["mlp.c_fc.weight"] + b["mlp.c_fc.bias"])
+        return h + m @ b["mlp.c_proj.weight"] + b["mlp.c_proj.bias"]
+
+    def unembed(self, h: np.ndarray) -> np.ndarray:
+        """Residual ``(..., d_model)`` -> logits ``(..., vocab)``: ``ln_f(h) @ wte.T``."""
+        return layer_norm(h, *self.ln_f) @ self.wte.T
+
+    def run(self, text_or_ids, ablate=None, max_tokens=None) -> Run:
+        """Every layer on a text (BOS added, the last ``context`` tokens kept)
+        or on a list of ids. ``ablate``: ``{(layer, head), ...}`` whose outputs
+        are set to zero before ``attn.c_proj``."""
+        ids, n_cut = self._ids(text_or_ids, max_tokens)
+        n = len(ids)
+        ablate = {(int(la), int(hd)) for la, hd in (ablate or ())}
+        mask = causal_mask(n)
+        h = self.wte[ids] + self.wpe[:n]
+        hidden, attention = [h], []
+        for i, b in enumerate(self.blocks):
+            q, k, v = self._qkv(b, h)
+            out, A = scaled_dot_product_attention(q, k, v, mask=mask)
+            attention.append(A)
+            h = self._finish(b, h, out, {hd for la, hd in ablate if la == i})
+            hidden.append(h)
+        return Run(ids=ids, tokens=[self.piece(i) for i in ids], logits=self.unembed(h),
+                   attention=np.stack(attention), hidden=np.stack(hidden), n_cut=n_cut)
+
+    def head_weights(self, layer: int, head: int) -> dict:
+        """One head's ``W_Q, W_K, W_V`` ``(d_model, d_head)`` and biases ``(d_head,)``."""
+        b, d, s = self.blocks[layer], self.d_model, slice(head * self.d_head,
+                                                          (head + 1) * self.d_head)
+        W, c = b["attn.c_attn.weight"], b["attn.c_attn.bias"]
+        return {f"W_{x}": W[:, j * d:(j + 1) * d][:, s].copy() for j, x in enumerate("QKV")} | {
+            f"b_{x}": c[j * d:(j + 1) * d][s].copy() for j, x in enumerate("QKV")}
+
+    def attention_input(self, run: Run, layer: int) -> np.ndarray:
+        """``ln_1(run.hidden[layer])``, ``(n, d_model)``: what ``W_Q, W_K`` multiply."""
+        b = self.blocks[layer]
+        return layer_norm(run.hidden[layer], b["ln_1.weight"], b["ln_1.bias"])
+
+    # -- generation --------------------------------------------------------------
+    def _step_cached(self, token: int, pos: int, cache: list) -> np.ndarray:
+        """One new token at position ``pos`` with the KV cache: its logits ``(vocab,)``.
+        ``cache[layer] = [K, V]``, each ``(heads, pos, d_head)``, grows by one row."""
+        h = self.wte[[token]] + self.wpe[[pos]]                        # (1, d_model)
+        for i, b in enumerate(self.blocks):
+            q, k, v = self._qkv(b, h)
+            K = np.concatenate([cache[i][0], k], axis=1)
+            V = np.concatenate([cache[i][1], v], axis=1)
+            cache[i] = [K, V]
+            out, _ = scaled_dot_product_attention(q, K, V)  # every cached key is earlier
+            h = self._finish(b, h, out, ())
+        return self.unembed(h[0])
+
+    def _prefill(self, ids) -> tuple[np.ndarray, list]:
+        """The prompt through every layer, keeping K and V: last logits, cache."""
+        n, mask = len(ids), causal_mask(len(ids))
+        h = self.wte[ids] + self.wpe[:n]
+        cache = []
+        for b in self.blocks:
+            q, k, v = self._qkv(b, h)
+            out, _ = scaled_dot_product_attention(q, k, v, mask=mask)
+            cache.append([k, v])
+            h = self._finish(b, h, out, ())
+        return self.unembed(h[-1]), cache
+
+    def generate(self, prompt: str, n_tokens: int, temperature: float = 1.0, top_k=None,
+                 seed: int = 0, cache: bool = True) -> Generation:
+        """Continue ``prompt`` by ``n_tokens`` tokens, one at a time.
+
+        Each token is drawn from :func:`top_k_probabilities` of the last
+        logits (``temperature=0`` picks the most likely token: greedy), with
+        ``np.random.default_rng(seed)``. With ``cache=True`` earlier keys and
+        values are kept (each step costs ~n); without, every step runs the
+        whole text again (~n^2); both give the same tokens. When the text
+        reaches the context, the model sees its last ``context // 2``
+        tokens (after BOS) and carries on, in both modes alike.
+        """
+        rng = np.random.default_rng(seed)
+        start = time.perf_counter()
+        ids = list(self._ids(prompt)[0])
+        new, all_logits, kv = [], [], None
+        for _ in range(int(n_tokens)):
+            if len(ids) > self.context:          # keep BOS + the recent half
+                ids = [BOS] + ids[-(self.context // 2 - 1):]
+                kv = None
+            if cache and kv is not None:
+                logits = self._step_cached(ids[-1], len(ids) - 1, kv)
+            elif cache:
+                logits, kv = self._prefill(np.array(ids))
+            else:
+                logits = self.run(np.array(ids)).logits[-1]
+            if temperature == 0:
+                token = int(np.argmax(logits))
+            else:
+                p = top_k_probabilities(logits, top_k, temperature)
+                token = int(rng.choice(len(p), p=p))
+            all_logits.append(logits)
+            new.append(token)
+            ids.append(token)
+        new = np.array(new, dtype=np.int64)
+        return Generation(prompt=str(prompt), new_ids=new, new_text=self.decode(new),
+                          logits=np.array(all_logits).reshape(len(new), self.vocab_size),
+                          seconds=time.perf_counter() - start)
+
+    # -- heads found by measurement ------------------------------------------------
+    @property
+    def heads(self) -> dict:
+        """``{"previous_token": (layer, head), "first_token": ..., "induction": ...}``:
+        the best-scoring head of each kind (:func:`head_scores`)."""
+        if self._heads is None:
+            self._heads = {name: tuple(int(i) for i in np.unravel_index(s.argmax(), s.shape))
+                           for name, s in head_scores(self).items()}
+        return dict(self._heads)
+
+
+def repeated_sequence(vocab_size: int, length: int, seed: int) -> np.ndarray:
+    """BOS, then ``length`` random token ids (never BOS), then the same again:
+    ``(1 + 2 * length,)``. Text of this kind can only be predicted by copying."""
+    r = np.random.default_rng(seed).integers(1, vocab_size, size=length)
+    return np.concatenate([[BOS], r, r]).astype(np.int64)
+
+
+def prefix_matching_scores(attention: np.ndarray, length: int) -> np.ndarray:
+    """On :func:`repeated_sequence`: how much each head attends from a token of
+    the second copy to the token that *followed* its first occurrence.
+
+    attention : (..., 1 + 2 L, 1 + 2 L);  returns (...,): the mean weight of
+    query ``1 + L + j`` on key ``2 + j``, over ``j = 0 .. L - 2``.
+    """
+    j = np.arange(length - 1)
+    return attention[..., 1 + length + j, 2 + j].mean(axis=-1)
+
+
+def head_scores(model: GPT) -> dict:
+    """Score every head, ``{kind: (n_layers, n_heads)}``:
+
+    * ``previous_token``: mean weight on the token just before, on ``PROBE_TEXT``;
+    * ``first_token``: mean weight on the first token (BOS), same text, rows 1..;
+    * ``induction``: prefix-matching score (:func:`prefix_matching_scores`),
+      averaged over ``PROBE_COUNT`` seeded repeated random sequences.
+    """
+    A = model.run(PROBE_TEXT).attention                       # (L, H, n, n)
+    i = np.arange(1, A.shape[-1])
+    scores = {"previous_token": A[..., i, i - 1].mean(axis=-1),
+              "first_token": A[..., i, 0].mean(axis=-1)}
+    pm = [prefix_matching_scores(model.run(repeated_sequence(
+        model.vocab_size, PROBE_LENGTH, PROBE_SEED + s)).attention, PROBE_LENGTH)
+        for s in range(PROBE_COUNT)]
+    scores["induction"] = np.mean(pm, axis=0)
+    return scores
+
+
+@functools.lru_cache(maxsize=4)
+def _load(folder: Path) -> GPT:
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    files = [folder / f for f in ("config.json", "model.safetensors", "tokenizer.json")]
+    missing = [f.name for f in files if not f.is_file()]
+    if missing:
+        raise ModelNotAvailable(f"{folder} lacks {', '.join(missing)}: the small GPT ships "
+                                "in data/gpt/ (python3 tools/train_gpt.py remakes it).")
+    config = json.loads(files[0].read_text(encoding="utf-8"))
+    return GPT(load_file(str(files[1])), config, Tokenizer.from_file(str(files[2])))
+
+
+def load(path=None) -> GPT:
+    """The small GPT from ``data/gpt/`` (or ``path``), loaded once per folder."""
+    return _load(Path(path or FOLDER).expanduser().resolve())

