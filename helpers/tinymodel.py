@@ -550,7 +550,7 @@ def _sense_logits(params, X, target, allowed):
     return rows, np.where(allowed, logits, -np.inf)
 
 
-def loss_and_grads(params, batch, l2=0.0, need_grads=True):
+def loss_and_grads(params, batch, l2=0.0, need_grads=True, causal=True):
     """Mean cross-entropy (plus ``l2/2 * sum W^2`` over the ``W_`` matrices)
     and its gradient with respect to every array in ``params``.
 
@@ -558,7 +558,9 @@ def loss_and_grads(params, batch, l2=0.0, need_grads=True):
     at the ambiguous word, over that word's senses only) or a
     :class:`NextBatch` (task b: one prediction per prefix, causal mask).
     Returns ``(loss, grads)`` with ``grads`` a dict like ``params`` (None if
-    ``need_grads`` is False).
+    ``need_grads`` is False). ``causal=False`` drops the causal mask of task
+    (b), so that each prefix may peek at the words after it (lesson 11's
+    "without the mask the model cheats"); the backward pass is the same.
     """
     sense = isinstance(batch, SenseBatch)
     X0 = batch.X0 if sense else embed_ids(params, batch.ids)
@@ -573,7 +575,7 @@ def loss_and_grads(params, batch, l2=0.0, need_grads=True):
         dlogits[np.arange(B), batch.label] -= 1.0
         dlogits /= B
     else:
-        X, cache = forward(params, X0, batch.lengths, causal=True)
+        X, cache = forward(params, X0, batch.lengths, causal=causal)
         logits = X @ params["W_out"] + params["b_out"]  # (B, n, vocab)
         p = softmax(logits)
         count = batch.valid.sum()
@@ -613,13 +615,14 @@ def loss_and_grads(params, batch, l2=0.0, need_grads=True):
 
 
 def train(params, batch, *, steps, lr=0.03, l2=0.0, batch_size=None, seed=0,
-          callback=None, every=10):
+          callback=None, every=10, causal=True):
     """Adam on ``loss_and_grads``; changes ``params`` in place.
 
     ``batch_size=None`` uses the whole batch every step; otherwise sentences
     are drawn with a seeded generator. ``callback(step, loss, params)`` is
     called every ``every`` steps and after the last one (that is where a
     notebook updates its progress bar and loss curve).
+    ``causal`` is passed on to ``loss_and_grads`` (task b only).
     Returns the list of losses, one per step.
     """
     rng = np.random.default_rng(seed)
@@ -635,7 +638,7 @@ def train(params, batch, *, steps, lr=0.03, l2=0.0, batch_size=None, seed=0,
         else:
             pick = np.sort(rng.choice(B, size=batch_size, replace=False))
             sub = type(batch)(*(a[pick] for a in batch))
-        loss, grads = loss_and_grads(params, sub, l2=l2)
+        loss, grads = loss_and_grads(params, sub, l2=l2, causal=causal)
         history.append(loss)
         for k in names:
             m[k] = b1 * m[k] + (1 - b1) * grads[k]

@@ -84,6 +84,16 @@ LESSONS: dict[str, tuple[str, str]] = {
         "Run a small pretrained model in numpy with your own attention, name "
         "its heads by measurement and watch context separate 'bank'.",
     ),
+    "11_a_gpt_you_can_read": (
+        "A GPT you can read",
+        "Turn the last vector into next-token probabilities, generate text with "
+        "a KV cache, and find a small Shakespeare GPT's induction head.",
+    ),
+    "12_attention_at_scale": (
+        "Attention at scale",
+        "Tiled attention with an online softmax, grouped-query attention, rotary "
+        "positions and sliding windows: computed, checked and measured.",
+    ),
 }
 
 

@@ -129,7 +129,19 @@ def train_tokenizer(train_texts: list[str], path: Path):
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train_from_iterator(train_texts, trainer=trainer)
     tok.save(str(path))
+    _legacy_merges(path)
     return tok
+
+
+def _legacy_merges(path: Path) -> None:
+    """Write the merges as "a b" strings, the form every tokenizers release
+    reads (0.20 and later write pairs, which 0.15-0.19 refuse); byte-level
+    tokens never contain a space, so nothing is ambiguous. Same ids."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["model"]["merges"] = [m if isinstance(m, str) else " ".join(m)
+                               for m in data["model"]["merges"]]
+    data["model"].pop("ignore_merges", None)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 # ------------------------------------------------------------- evaluation

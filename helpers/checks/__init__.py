@@ -9,7 +9,7 @@ and reported in plain words, so "Run All" carries on. A function that is still
 the exercise stub (raises ``NotImplementedError`` or returns ``None`` or
 ``...``) gets a friendly "not done yet".
 
-One module per lesson (``lesson01`` ... ``lesson10``) holds that lesson's
+One module per lesson (``lesson01`` ... ``lesson11``) holds that lesson's
 checkers; ``_core`` what they share. Usage in a notebook::
 
     from helpers import checks
@@ -45,6 +45,11 @@ from helpers.checks.lesson10 import (
     check_n_attention_weights,
     check_real_head,
 )
+from helpers.checks.lesson11 import (
+    check_gpt_head_pattern,
+    check_next_token_loss,
+    check_top_k_sample,
+)
 
 __all__ = [
     "check_attention",
@@ -60,6 +65,7 @@ __all__ = [
     "check_cross_attention",
     "check_cross_shape",
     "check_delta_row",
+    "check_gpt_head_pattern",
     "check_kv_step",
     "check_length",
     "check_masked_count",
@@ -67,6 +73,7 @@ __all__ = [
     "check_multi_head",
     "check_n_attention_weights",
     "check_nearest",
+    "check_next_token_loss",
     "check_one_score",
     "check_padded_cross",
     "check_real_head",
@@ -74,5 +81,6 @@ __all__ = [
     "check_softmax",
     "check_softmax_backward",
     "check_softmax_temperature",
+    "check_top_k_sample",
     "check_update",
 ]

@@ -42,12 +42,14 @@ Modules: ``engine`` (drawing), ``panels`` (heatmap, bars), ``base`` (the
 explorer base, reading sentences), then one module per lesson group:
 ``words`` (00-02), ``patterns`` (03-04), ``updates`` (05-06), ``multihead``
 (07), ``cross`` (08), ``trained`` (09, with the training monitor),
-``realmodel`` (10, a real pretrained model).
+``realmodel`` (10, a real pretrained model), ``lesson11`` (11, the small
+GPT: attention and next-token prediction, ``gpt_explorer``).
 """
 
 from helpers.attention import attention_parameters
 from helpers.widgets.cross import cross_explorer
 from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, mime_bundle
+from helpers.widgets.lesson11 import gpt_explorer
 from helpers.widgets.multihead import multi_head_explorer, parameter_calculator
 from helpers.widgets.patterns import pattern_explorer, qk_explorer
 from helpers.widgets.realmodel import real_attention_explorer
@@ -63,6 +65,7 @@ __all__ = [
     "cross_explorer",
     "embedding_explorer",
     "first_taste",
+    "gpt_explorer",
     "loss_figure",
     "mask_explorer",
     "mime_bundle",

@@ -22,6 +22,13 @@ a new, never-seen sentence of exactly 16 word pieces (the last word changes),
 so every update runs the whole model (tokenize, 6 layers) and draws; once
 with one head shown and once with the grid of all 12 heads. Target (issue
 12): median <= 60 ms. Changing the layer or head reuses the run.
+
+A fourth table times lesson 11's GPT explorer the same way: the learner
+types one more character of a passage whose first prefix is 32 tokens long
+(BOS included), so every update runs the small GPT (4 layers, on 32-40
+tokens) and draws the last 32 tokens' attention and the next-token bars;
+once with one head and once with all 6 heads, beside the naive redraw.
+Target: median <= 60 ms.
 """
 
 from __future__ import annotations
@@ -227,6 +234,59 @@ def _real_model_table(n):
     return rows
 
 
+GPT_TARGET_MEDIAN = 60.0
+GPT_PASSAGE = ("ROMEO:\nBut soft, what light through yonder window breaks?\nIt is the "
+               "east, and Juliet is the sun.\nArise, fair sun, and kill the envious "
+               "moon,\nWho is already sick and pale with grief,\nThat thou her maid "
+               "art far more fair than she.\nBe not her maid, since she is envious;")
+
+
+def _gpt_prompts(model, n):
+    """``n`` prefixes of GPT_PASSAGE, each one character longer than the
+    last, the first one 32 tokens long (BOS included)."""
+    start = next(k for k in range(1, len(GPT_PASSAGE))
+                 if len(model.run(GPT_PASSAGE[:k]).ids) == 32)
+    assert start + n <= len(GPT_PASSAGE), "GPT_PASSAGE is too short"
+    return [GPT_PASSAGE[:start + i] for i in range(n)]
+
+
+def _gpt_table(n, naive_n):
+    """Lesson 11's explorer: one more character per keystroke."""
+    from helpers.widgets import lesson11
+
+    model, why = lesson11._shared_model()
+    if model is None:
+        print(f"gpt_explorer: skipped ({why})")
+        return []
+    texts = _gpt_prompts(model, 2 * n + 4)
+    sizes = [len(model.run(t).ids) for t in texts]
+    print(f"gpt_explorer, keystroke -> new picture, {min(sizes)}-{max(sizes)} tokens "
+          f"(the last {lesson11.MAX_SHOWN} drawn), {n} updates; target median <= "
+          f"{GPT_TARGET_MEDIAN:.0f} ms")
+    rows = []
+    for head, chunk in ((2, texts[:n + 2]), (lesson11.ALL_HEADS, texts[n + 2:])):
+        ex = W.gpt_explorer(chunk[0], layer=1, head=head)
+        ex.prompt.value = chunk[1]  # warm up
+        start = len(CPU)
+        times = _time_updates(ex, "prompt", chunk[2:])
+        cpu = np.median(CPU[start:])
+        naive = _time_naive(ex, "prompt", chunk[2:2 + naive_n])
+        label = "one head" if head != lesson11.ALL_HEADS else "all 6 heads"
+        med, p95, nmed = np.median(times), np.percentile(times, 95), np.median(naive)
+        ok = "ok" if med <= GPT_TARGET_MEDIAN else "SLOW"
+        print(f"  {label:<14} median {med:6.1f} ms, p95 {p95:6.1f} ms  {ok}   "
+              f"(CPU time median {cpu:.1f} ms; naive redraw median {nmed:.1f} ms, "
+              f"{nmed / med:.1f}x)")
+        rows.append((label, times))
+        ex.close()
+    t0 = time.perf_counter()
+    for text in texts[:n]:
+        model.run(text)
+    print(f"  (of which the model's forward pass: "
+          f"{(time.perf_counter() - t0) * 1000 / n:.1f} ms per prompt)")
+    return rows
+
+
 def _row(name, fast, naive=None, fresh=None):
     med, p95 = np.median(fast), np.percentile(fast, 95)
     ok = "ok" if med <= TARGET_MEDIAN and p95 <= TARGET_P95 else "SLOW"
@@ -326,6 +386,8 @@ def main(argv=None):
     )
     parser.add_argument("--real-only", action="store_true",
                         help="only the real-model explorer of lesson 10")
+    parser.add_argument("--gpt-only", action="store_true",
+                        help="only the GPT explorer of lesson 11")
     parser.add_argument("--no-kernel", dest="kernel", action="store_false",
                         help="skip the end-to-end measurement in a real kernel")
     args = parser.parse_args(argv)
@@ -333,6 +395,10 @@ def main(argv=None):
     if args.real_only:
         real = _real_model_table(n)
         return 0 if real and max(np.median(t) for _, t in real) <= REAL_TARGET_MEDIAN \
+            else 1
+    if args.gpt_only:
+        rows = _gpt_table(n, args.naive)
+        return 0 if rows and max(np.median(t) for _, t in rows) <= GPT_TARGET_MEDIAN \
             else 1
     print(f"widget update latency, {n} updates each, 12-token inputs; times in ms")
     print(f"target: median <= {TARGET_MEDIAN:.0f}, p95 <= {TARGET_P95:.0f}\n")
@@ -381,6 +447,8 @@ def main(argv=None):
         ex.close()
     print()
     real = _real_model_table(n)
+    print()
+    gpt_rows = _gpt_table(n, args.naive)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\nCPU time per fast update: median {np.median(CPU):.1f} ms, p95 "
           f"{np.percentile(CPU, 95):.1f} ms; load average {load:.1f} on "
@@ -407,6 +475,11 @@ def main(argv=None):
         verdict = "MEETS" if worst_real <= REAL_TARGET_MEDIAN else "MISSES"
         print(f"real-model explorer: worst median {worst_real:.1f} ms: {verdict} "
               f"its target of {REAL_TARGET_MEDIAN:.0f} ms")
+    if gpt_rows:
+        worst_gpt = max(np.median(t) for _, t in gpt_rows)
+        verdict = "MEETS" if worst_gpt <= GPT_TARGET_MEDIAN else "MISSES"
+        print(f"GPT explorer: worst median {worst_gpt:.1f} ms: {verdict} its target "
+              f"of {GPT_TARGET_MEDIAN:.0f} ms")
     return 0
 
 

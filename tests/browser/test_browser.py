@@ -221,7 +221,8 @@ def changed(before, after):
 
 def change_input(page, explorer):
     """Change the explorer's main input; return a description, or None."""
-    box = explorer.locator(".attn-sentence input, input.attn-sentence").first
+    box = explorer.locator(".attn-sentence input, input.attn-sentence, "
+                          ".attn-sentence textarea, textarea.attn-sentence").first
     if box.count():
         current = box.input_value()
         new = SENTENCES[0] if current.strip() != SENTENCES[0] else SENTENCES[1]
@@ -279,7 +280,8 @@ def check_explorer(page, explorer, shot_prefix):
 
 def check_escaping(page, explorer):
     """Type HTML/script into the sentence box: nothing of it may execute."""
-    box = explorer.locator(".attn-sentence input, input.attn-sentence").first
+    box = explorer.locator(".attn-sentence input, input.attn-sentence, "
+                          ".attn-sentence textarea, textarea.attn-sentence").first
     if not box.count():
         return None
     idle = page.evaluate("window.__attnIdle")

@@ -97,7 +97,7 @@ def test_playground_in_voila(voila_url, browser, screenshot_dir):
         titles = page.locator(".attn-playground .lm-TabBar-tab")
         count = titles.count()
         explorers = page.locator(".attn-playground .attn-explorer")
-        assert count >= 11 and explorers.count() == count
+        assert count >= 13 and explorers.count() == count
         assert page.locator(".attn-instruction").count() == count
         problems = []
         for i in range(count):

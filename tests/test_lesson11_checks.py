@@ -1,0 +1,380 @@
+"""Lesson 11's checkers (helpers/checks/lesson11.py): the reference solutions
+pass, the stubs are "not done yet", each named mistake gets its own diagnosis
+and nothing raises (the solutions also run in test_solutions.py)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from helpers import checks, gpt
+from helpers.attention import scaled_dot_product_attention, softmax
+from tools.solutions import lesson11
+
+needs_gpt = pytest.mark.skipif(not (gpt.FOLDER / "model.safetensors").is_file(),
+                               reason="no trained small GPT in data/gpt/")
+CHECKERS = [checks.check_next_token_loss, checks.check_gpt_head_pattern,
+            checks.check_top_k_sample]
+
+
+def _verdict(checker, fn, capsys, **kw):
+    """Run a checker: it must not raise or warn, and prints exactly one line."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = checker(fn, **kw)
+    out = capsys.readouterr()
+    assert out.err == "" and out.out.count("\n") == 1, out
+    return result, out.out
+
+
+def _diagnosis(checker, fn, capsys, words, **kw):
+    result, out = _verdict(checker, fn, capsys, **kw)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
+    return out
+
+
+def _stub_raise(*a, **k):
+    raise NotImplementedError("Your turn")
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("stub", [_stub_raise, lambda *a, **k: None,
+                                  lambda *a, **k: ...])
+def test_stub_is_not_done_yet(checker, stub, capsys):
+    if checker is checks.check_gpt_head_pattern and not (
+            gpt.FOLDER / "model.safetensors").is_file():
+        pytest.skip("no trained small GPT in data/gpt/")
+    result, out = _verdict(checker, stub, capsys)
+    assert result is False and out.startswith("Not done yet:"), out
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
+def test_exceptions_garbage_and_non_functions_are_reported(checker, capsys):
+    if checker is checks.check_gpt_head_pattern and not (
+            gpt.FOLDER / "model.safetensors").is_file():
+        pytest.skip("no trained small GPT in data/gpt/")
+
+    def broken(*a, **k):
+        raise KeyError("oops, a typo")
+
+    assert "oops, a typo" in _diagnosis(checker, broken, capsys, "KeyError")
+    _diagnosis(checker, lambda *a, **k: "hello", capsys, "")
+    _diagnosis(checker, np.zeros(3), capsys, "pass your function itself")
+
+
+# --- warm-up: the next-token loss ----------------------------------------------
+
+def _logp(logits):
+    z = logits - logits.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def _targets(logits, ids):
+    return _logp(logits)[np.arange(len(ids) - 1), ids[1:]]
+
+
+def _loss_loop(logits, ids):
+    total = 0.0
+    for t in range(len(ids) - 1):
+        z = logits[t] - logits[t].max()
+        total += np.log(np.exp(z).sum()) - z[ids[t + 1]]
+    return total / (len(ids) - 1)
+
+
+def _naive(logits, ids):
+    p = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+    return -np.log(p[np.arange(len(ids) - 1), ids[1:]]).mean()
+
+
+def _log_of_softmax(logits, ids):
+    return -np.log(softmax(logits)[np.arange(len(ids) - 1), ids[1:]]).mean()
+
+
+def _axis0(logits, ids):
+    z = logits[:-1]
+    logp = z - np.log(np.exp(z - z.max(0)).sum(axis=0, keepdims=True)) - z.max(0)
+    return -logp[np.arange(len(ids) - 1), ids[1:]].mean()
+
+
+def _in_place(logits, ids):
+    logits -= logits.max(axis=-1, keepdims=True)
+    return lesson11.next_token_loss(logits, ids)
+
+
+def test_the_loss_solution_and_a_loop_pass(capsys):
+    result, out = _verdict(checks.check_next_token_loss, lesson11.next_token_loss,
+                           capsys)
+    assert result is True and "1.733 by hand" in out
+    assert _verdict(checks.check_next_token_loss, _loss_loop, capsys)[0] is True
+
+
+def test_the_hand_worked_case_is_what_it_says():
+    from helpers.checks import lesson11 as module
+
+    got = lesson11.next_token_loss(module.HAND_LOGITS, module.HAND_IDS)
+    assert math.isclose(got, (math.log(4) + math.log(8)) / 2)
+    assert "1.733" in module.HAND_TEXT and f"{got:.3f}" == "1.733"
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda z, i: -_logp(z)[np.arange(len(i)), i].mean(), "no shift"),
+    (lambda z, i: -_logp(z)[np.arange(len(i) - 1), i[:-1]].mean(), "no shift"),
+    (lambda z, i: -_logp(z[1:])[np.arange(len(i) - 1), i[:-1]].mean(),
+     "shifted the wrong way"),
+    (lambda z, i: np.exp(_targets(z, i)).mean(), "averaged the probabilities"),
+    (lambda z, i: _targets(z, i).mean(), "forgot the minus sign"),
+    (lambda z, i: -_targets(z, i).sum(), "summed the losses"),
+    (lambda z, i: -_logp(z)[np.arange(len(i)), i[1:]].mean(), "Off by one: 3 tokens"),
+    (lambda z, i: -_logp(z)[np.arange(len(i)), np.roll(i, -1)].mean(),
+     "included the last position"),
+    (lambda z, i: -_targets(z, i).sum() / len(i), "divided by n"),
+    (lambda z, i: -_targets(z, i)[1:].mean(), "only n - 2 predictions"),
+    (lambda z, i: -_targets(z, i).mean() / np.log(2), "log base 2"),
+    (_axis0, "wrong axis"),
+    (_naive, "overflows"),
+    (_log_of_softmax, "log-sum-exp"),
+    (lambda z, i: -_targets(z, i), "one loss per prediction"),
+    (lambda z, i: np.zeros((2, 2)), "return one number"),
+    (lambda z, i: 1.0, "expected 1.733 nats"),
+    (_in_place, "changed its input logits in place"),
+])
+def test_the_loss_names_the_mistake(fn, words, capsys):
+    out = _diagnosis(checks.check_next_token_loss, fn, capsys, words)
+    if words not in ("overflows", "log-sum-exp", "Off by one: 3 tokens",
+                     "changed its input logits in place"):
+        assert "ids = [2, 3, 2]" in out  # the hand-worked case, shown
+
+
+# --- the core: a head of the real GPT ------------------------------------------
+
+def _QK(x, W_Q, b_Q, W_K, b_K):
+    return x @ W_Q + b_Q, x @ W_K + b_K
+
+
+def _lower(n, k=0):
+    return np.tril(np.ones((n, n), dtype=bool), k=k)
+
+
+def _with_mask(keep):
+    def head(*a):
+        Q, K = _QK(*a)
+        return scaled_dot_product_attention(Q, K, K, mask=keep(len(Q)))[1]
+    return head
+
+
+def _no_mask(*a):
+    Q, K = _QK(*a)
+    return scaled_dot_product_attention(Q, K, K)[1]
+
+
+def _swapped(*a):
+    Q, K = _QK(*a)
+    return scaled_dot_product_attention(K, Q, Q, mask=_lower(len(Q)))[1]
+
+
+def _no_bias(x, W_Q, b_Q, W_K, b_K):
+    return lesson11.gpt_head_pattern(x, W_Q, 0 * b_Q, W_K, 0 * b_K)
+
+
+def _no_b_Q(x, W_Q, b_Q, W_K, b_K):
+    return lesson11.gpt_head_pattern(x, W_Q, 0 * b_Q, W_K, b_K)
+
+
+def _no_scale(*a):
+    Q, K = _QK(*a)
+    return scaled_dot_product_attention(Q, K, K, mask=_lower(len(Q)), scale=1.0)[1]
+
+
+def _after_softmax(*a):
+    return _no_mask(*a) * _lower(len(a[0]))
+
+
+def _zero_fill(*a):
+    Q, K = _QK(*a)
+    return softmax(np.where(_lower(len(Q)), Q @ K.T / np.sqrt(Q.shape[1]), 0.0))
+
+
+def _output(*a):
+    Q, K = _QK(*a)
+    return scaled_dot_product_attention(Q, K, K, mask=_lower(len(Q)))[0]
+
+
+def _both(*a):
+    Q, K = _QK(*a)
+    return scaled_dot_product_attention(Q, K, K, mask=_lower(len(Q)))
+
+
+def _nan(*a):
+    w = lesson11.gpt_head_pattern(*a)
+    w[1, 0] = np.nan
+    return w
+
+
+def _leaky(*a):
+    w = lesson11.gpt_head_pattern(*a).copy()
+    w[2, 3] = 0.25
+    return w
+
+
+def _changes_x(x, W_Q, b_Q, W_K, b_K):
+    x *= 2.0
+    return lesson11.gpt_head_pattern(x / 2.0, W_Q, b_Q, W_K, b_K)
+
+
+@needs_gpt
+def test_the_head_solution_passes_also_with_an_explicit_model(capsys):
+    result, out = _verdict(checks.check_gpt_head_pattern, lesson11.gpt_head_pattern,
+                           capsys)
+    assert result is True and "within 1e-5" in out
+    assert _verdict(checks.check_gpt_head_pattern, lesson11.gpt_head_pattern, capsys,
+                    model=gpt.load())[0] is True
+
+
+@needs_gpt
+@pytest.mark.parametrize("fn, words", [
+    (_no_mask, "no causal mask"),
+    (_with_mask(lambda n: _lower(n).T), "upside down"),
+    (_with_mask(lambda n: ~_lower(n)), "upside down"),
+    (_with_mask(lambda n: _lower(n)[::-1]), "upside down"),
+    (_with_mask(lambda n: _lower(n, -1)), "left out the diagonal"),
+    (_swapped, "swapped Q and K"),
+    (lambda *a: lesson11.gpt_head_pattern(*a).T, "transposed"),
+    (_no_bias, "biases are missing"),
+    (_no_b_Q, "biases are missing"),
+    (_no_scale, "not divided by sqrt(d_head) = 5.65685"),
+    (_after_softmax, "masked after the softmax"),
+    (_zero_fill, "instead of -inf"),
+    (_output, "that is the output"),
+    (_both, "returned two things"),
+    (lambda *a: lesson11.gpt_head_pattern(*a)[:-1], "should have shape"),
+    (_nan, "NaN"),
+    (_leaky, "row 2 puts weight on later tokens; row 2 (query ' be') gives 0.25"),
+    (lambda *a: lesson11.gpt_head_pattern(*a) * 0.5, "do not sum to 1"),
+    (_changes_x, "changed its input x in place"),
+])
+def test_the_head_names_the_mistake(fn, words, capsys):
+    _diagnosis(checks.check_gpt_head_pattern, fn, capsys, words)
+
+
+@needs_gpt
+def test_no_mask_says_which_rows_see_later_tokens(capsys):
+    out = _diagnosis(checks.check_gpt_head_pattern, _no_mask, capsys, "future leaks")
+    assert "rows 0 to 13 (every query but the last)" in out
+    assert "row 0 (query '<|endoftext|>')" in out and "14 tokens after it" in out
+
+
+def test_without_a_model_the_checker_says_why(monkeypatch, capsys):
+    def unavailable(path=None):
+        raise gpt.ModelNotAvailable("The small GPT is not in data/gpt/.")
+
+    monkeypatch.setattr(gpt, "load", unavailable)
+    result, out = _verdict(checks.check_gpt_head_pattern, lesson11.gpt_head_pattern,
+                           capsys)
+    assert result is False
+    assert out == "Not quite: The small GPT is not in data/gpt/.\n"
+
+
+# --- stretch: top-k sampling ------------------------------------------------------
+
+def _sampler(probs):
+    """A sampler drawing rng.choice(len(p), p=p) from probs(logits, k, T)."""
+    def sample(logits, k, T, rng):
+        p = probs(np.asarray(logits, dtype=float), k, T)
+        return int(rng.choice(len(p), p=p))
+    return sample
+
+
+def _keep(z, keep):
+    return softmax(np.where(keep, z, -np.inf))
+
+
+def _top(z, k):
+    return z >= np.sort(z)[-k]
+
+
+def _t_after(logits, k, T):
+    p = softmax(logits) / T                   # not renormalised: rng.choice refuses
+    return np.where(_top(logits, k), p, 0.0)
+
+
+def _t_after_renormalised(logits, k, T):
+    p = np.where(_top(logits, k), softmax(logits) / T, 0.0)
+    return p / p.sum()
+
+
+def _not_renormalised(logits, k, T):
+    return np.where(_top(logits, k), softmax(logits / T), 0.0)
+
+
+def _argpartition(logits, k, temperature, rng):
+    z = logits / temperature
+    keep = np.zeros(len(z), dtype=bool)
+    keep[np.argpartition(z, -k)[-k:]] = True
+    p = softmax(np.where(keep, z, -np.inf))
+    return rng.choice(len(p), p=p)           # an np.int64 is fine
+
+
+def _other_draw(logits, k, T, rng):
+    ids = np.argsort(logits)[-k:]
+    return int(rng.choice(ids, p=softmax(logits[ids] / T)))
+
+
+def _subset_p(logits, k, T, rng):
+    keep = logits >= np.sort(logits)[-k]
+    return int(rng.choice(len(logits), p=softmax(logits[keep] / T)))
+
+
+def _global_random(logits, k, T, rng):
+    p = gpt.top_k_probabilities(logits, k, T)
+    return int(np.random.choice(len(p), p=p))
+
+
+def _fresh_rng(logits, k, T, rng):
+    p = gpt.top_k_probabilities(logits, k, T)
+    return int(np.random.default_rng().choice(len(p), p=p))
+
+
+def _fixed_rng(logits, k, T, rng):
+    p = gpt.top_k_probabilities(logits, k, T)
+    return int(np.random.default_rng(0).choice(len(p), p=p))
+
+
+def test_the_sampler_solution_and_variants_pass(capsys):
+    result, out = _verdict(checks.check_top_k_sample, lesson11.top_k_sample, capsys)
+    assert result is True and "seed for seed" in out
+    for fn in (_argpartition, _sampler(gpt.top_k_probabilities),
+               _sampler(lambda z, k, T: _keep(z / T, _top(z, k)))):
+        assert _verdict(checks.check_top_k_sample, fn, capsys)[0] is True
+
+
+@pytest.mark.parametrize("fn, words", [
+    (_sampler(_t_after), "temperature came after the softmax"),
+    (_sampler(_t_after_renormalised), "do not depend on T"),
+    (_sampler(lambda z, k, T: _keep(z * T, _top(z, k))), "multiplied the logits by T"),
+    (_sampler(lambda z, k, T: _keep(z / T, z <= np.sort(z)[k - 1])), "k SMALLEST"),
+    (_sampler(lambda z, k, T: softmax(z / T)), "k is ignored"),
+    (_sampler(_not_renormalised), "did not renormalise"),
+    (lambda z, k, T, rng: int(np.argmax(z)), "greedy (argmax)"),
+    (_global_random, "not reproducible"),
+    (_fresh_rng, "not reproducible"),
+    (_fixed_rng, "ignore the rng"),
+    (_sampler(lambda z, k, T: _keep(z / T, z >= np.sort(z)[-min(k + 1, len(z))])),
+     "k off by one: you kept 5 tokens, not k = 4"),
+    (_sampler(lambda z, k, T: _keep(z / T, z > np.sort(z)[-k])),
+     "k off by one: you kept 9 tokens, not k = 10"),
+    (_other_draw, "not the draws of rng.choice(len(p), p=p)"),
+    (lambda z, k, T, rng: gpt.top_k_probabilities(z, k, T), "the probabilities?"),
+    (lambda z, k, T, rng: 0.5, "not a token id"),
+    (lambda z, k, T, rng: len(z), "only 10 tokens"),
+    (_subset_p, "a different number of probabilities"),
+    (lambda z, k, T, rng: int(rng.choice(k, p=softmax(np.sort(z)[-k:] / T))),
+     "a position in your list of the k largest"),
+    (lambda z, k, T, rng: int(rng.choice(k, p=softmax(np.sort(z)[::-1][:k] / T))),
+     "a position in your list of the k largest"),
+])
+def test_the_sampler_names_the_mistake(fn, words, capsys):
+    _diagnosis(checks.check_top_k_sample, fn, capsys, words)
