@@ -6,7 +6,10 @@ only), ``plots`` (figures of data), ``diagrams`` (the pipeline and block
 drawings), ``style`` (normal and projector sizes), ``widgets`` (the
 explorers), ``checks`` (exercise checkers), ``notebook`` (what each
 lesson's first cell sets up),
-``pretrained`` (a real pretrained transformer in numpy, lesson 10).
+``pretrained`` (a real pretrained transformer in numpy, lesson 10),
+``nexttoken`` (the toy unembedding and the no-mask experiment, lesson 11),
+``gpt`` (a small GPT trained on Shakespeare, in numpy, lesson 11) and
+``gptplots`` (lesson 11's figures).
 """
 
 from helpers.notebook import setup_notebook

@@ -21,7 +21,7 @@ from helpers import widgets
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "notebooks" / "instructor_guide.md"
-LESSONS = [f"{n:02d}" for n in range(1, 11)]
+LESSONS = [f"{n:02d}" for n in range(1, 13)]
 MAX_MINUTES = 50
 
 sys.path.insert(0, str(ROOT))

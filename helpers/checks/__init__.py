@@ -9,7 +9,7 @@ and reported in plain words, so "Run All" carries on. A function that is still
 the exercise stub (raises ``NotImplementedError`` or returns ``None`` or
 ``...``) gets a friendly "not done yet".
 
-One module per lesson (``lesson01`` ... ``lesson11``) holds that lesson's
+One module per lesson (``lesson01`` ... ``lesson12``) holds that lesson's
 checkers; ``_core`` what they share. Usage in a notebook::
 
     from helpers import checks
@@ -50,6 +50,11 @@ from helpers.checks.lesson11 import (
     check_next_token_loss,
     check_top_k_sample,
 )
+from helpers.checks.lesson12 import (
+    check_kv_bytes_per_token,
+    check_online_softmax_step,
+    check_rope_attention,
+)
 
 __all__ = [
     "check_attention",
@@ -66,6 +71,7 @@ __all__ = [
     "check_cross_shape",
     "check_delta_row",
     "check_gpt_head_pattern",
+    "check_kv_bytes_per_token",
     "check_kv_step",
     "check_length",
     "check_masked_count",
@@ -75,8 +81,10 @@ __all__ = [
     "check_nearest",
     "check_next_token_loss",
     "check_one_score",
+    "check_online_softmax_step",
     "check_padded_cross",
     "check_real_head",
+    "check_rope_attention",
     "check_scores",
     "check_softmax",
     "check_softmax_backward",

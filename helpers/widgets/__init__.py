@@ -43,13 +43,15 @@ explorer base, reading sentences), then one module per lesson group:
 ``words`` (00-02), ``patterns`` (03-04), ``updates`` (05-06), ``multihead``
 (07), ``cross`` (08), ``trained`` (09, with the training monitor),
 ``realmodel`` (10, a real pretrained model), ``lesson11`` (11, the small
-GPT: attention and next-token prediction, ``gpt_explorer``).
+GPT: attention and next-token prediction, ``gpt_explorer``), ``lesson12``
+(12, tiled attention sweeping the score grid, ``tiling_explorer``).
 """
 
 from helpers.attention import attention_parameters
 from helpers.widgets.cross import cross_explorer
 from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, mime_bundle
 from helpers.widgets.lesson11 import gpt_explorer
+from helpers.widgets.lesson12 import tiling_explorer
 from helpers.widgets.multihead import multi_head_explorer, parameter_calculator
 from helpers.widgets.patterns import pattern_explorer, qk_explorer
 from helpers.widgets.realmodel import real_attention_explorer
@@ -75,6 +77,7 @@ __all__ = [
     "qk_explorer",
     "real_attention_explorer",
     "sense_explorer",
+    "tiling_explorer",
     "update_explorer",
     "weighted_sum_explorer",
 ]

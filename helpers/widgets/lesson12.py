@@ -1,0 +1,265 @@
+"""Lesson 12: watch tiled attention sweep the score grid.
+
+:func:`tiling_explorer` runs the online softmax of ``helpers.attention.
+tiled_attention`` on a small causal example (seeded random queries, keys and
+values) and stops after ``step`` blocks of keys. The grid shows what the
+algorithm has read: each seen score as ``exp(score - m_i)``, its weight
+relative to the running max of its row (rows are queries, columns are
+keys); masked cells (the future, or outside the sliding window) grey; keys
+not read yet white; the current block framed. Beside it, each row's running
+max ``m`` and running sum ``l``, and a memory bar: scores held at once by
+plain attention (n x n), by the tiled loop (n x block) and by the band of
+the window (n x w).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from types import SimpleNamespace
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.patches import Rectangle
+
+from helpers.attention import causal_mask, sliding_window_mask, softmax
+from helpers.widgets.base import Explorer
+from helpers.widgets.engine import AXIS_SIZE, BAR, BAR_AFTER, nice_limit, set_text
+from helpers.widgets.panels import Bars
+from helpers.widgets.realmodel import _FastHeatmap, _PixelImage
+
+MAX_N = 48  # the largest grid drawn
+D_K, D_V, SEED = 8, 4, 12
+NOT_READ = "#ffffff"  # keys the loop has not reached yet
+
+
+class _SweepImage(_PixelImage):
+    """A :class:`_PixelImage` with one more colour: ``-inf`` (a key not read
+    yet) is white, NaN (a masked cell) grey."""
+
+    def __init__(self, ax):
+        super().__init__(ax)
+        self._lut = np.vstack([self._lut, [255, 255, 255]]).astype(np.uint8)
+
+    def draw(self, renderer):
+        data = self._data
+        if not self.get_visible() or data.size == 0:
+            return
+        arr = np.asarray(renderer.buffer_rgba())
+        n, m = data.shape
+        y0, y1, x0, x1, rows, cols = self._pixels(self._ax.bbox, arr.shape[0], n, m)
+        vmin, vmax = self._clim
+        with np.errstate(invalid="ignore"):
+            scaled = np.nan_to_num((data - vmin) * (256.0 / (vmax - vmin)), nan=0.0,
+                                   neginf=0.0, posinf=255.0)
+        index = np.clip(np.floor(scaled), 0, 255)
+        index = np.where(np.isfinite(data), index, 256)
+        index = np.where(np.isneginf(data), 257, index).astype(np.intp)
+        pixels = self._lut[index].take(rows, axis=0).take(cols, axis=1)
+        arr[max(y0, 0):y1, max(x0, 0):x1, :3] = pixels[max(-y0, 0):, max(-x0, 0):]
+        self.stale = False
+
+
+class _SweepHeatmap(_FastHeatmap):
+    def __init__(self, art, rect, **kw):
+        super().__init__(art, rect, **kw)
+        self.pixels.set_visible(False)
+        self.pixels = art.add(_SweepImage(self.ax))
+        self.ax.add_artist(self.pixels)
+        self.frame = art.add(self.ax.add_patch(Rectangle(
+            (0, 0), 1, 1, fill=False, edgecolor="#e8a317", linewidth=2.5)))
+
+
+class _RowBars:
+    """One horizontal bar per query row, drawn as a single PolyCollection
+    (48 separate rectangles take 10 ms per picture)."""
+
+    def __init__(self, art, rect, *, xlabel, colour):
+        self.ax = ax = art.fig.add_axes(rect)
+        ax.set_yticks([])
+        ax.set_xlabel(xlabel, fontsize=AXIS_SIZE)
+        ax.tick_params(labelsize=AXIS_SIZE)
+        ax.axvline(0, color="black", lw=0.8)
+        self.bars = art.add(ax.add_collection(PolyCollection([], facecolors=colour)))
+        self.title = art.text(0.5, 1.01, ax=ax, ha="center", va="bottom", fontsize=10)
+
+    def update(self, values, *, title, xlim):
+        values = np.nan_to_num(np.asarray(values, dtype=float))
+        y = np.arange(len(values))[:, None]
+        x = values[:, None]
+        verts = np.stack([np.hstack([0 * x, y - 0.4]), np.hstack([x, y - 0.4]),
+                          np.hstack([x, y + 0.4]), np.hstack([0 * x, y + 0.4])], axis=1)
+        self.bars.set_verts(verts)
+        self.ax.set_xlim(*xlim)
+        self.ax.set_ylim(len(values) - 0.5, -0.5)
+        set_text(self.title, title)
+        return ("rowbars", len(values), float(xlim[0]), float(xlim[1]))
+
+
+def _case(n):
+    """Seeded scaled scores (n, n) and values (n, D_V) of the example."""
+    rng = np.random.default_rng(SEED)
+    Q, K = rng.standard_normal((2, MAX_N, D_K)) * 1.3
+    V = rng.standard_normal((MAX_N, D_V))
+    return Q[:n] @ K[:n].T / math.sqrt(D_K), Q[:n], K[:n], V[:n]
+
+
+@lru_cache(maxsize=1)
+def _score_limit():
+    """A round bound of every score of the example (the m axis never moves)."""
+    return nice_limit(float(np.abs(_case(MAX_N)[0]).max()))
+
+
+def _thin(labels, most=16):
+    step = max(1, math.ceil(len(labels) / most))
+    return [lab if i % step == 0 or i == len(labels) - 1 else ""
+            for i, lab in enumerate(labels)]
+
+
+def _clamp(value, low, high, default):
+    try:
+        v = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return min(max(v, low), high)
+
+
+def _state_after(S, allowed, seen, V):
+    """Running max, sum and output of every row after reading ``seen`` keys."""
+    vis = allowed & seen
+    m = np.where(vis, S, -np.inf).max(axis=1)
+    shift = np.where(np.isfinite(m), m, 0.0)
+    P = np.where(vis, np.exp(np.minimum(S - shift[:, None], 0.0)), 0.0)
+    total = P.sum(axis=1)
+    out = np.divide(P @ V, total[:, None], out=np.zeros((len(S), V.shape[1])),
+                    where=total[:, None] > 0)
+    return m, total, out, P
+
+
+class _TilingExplorer(Explorer):
+    kind = "tiling_explorer"
+    figsize = (12.0, 5.4)
+
+    running_max: np.ndarray | None = None  # (n,) m after `step` blocks
+    running_sum: np.ndarray | None = None  # (n,) l after `step` blocks
+    output: np.ndarray | None = None  # (n, D_V) acc / l so far
+    exact: np.ndarray | None = None  # (n, D_V) plain attention, same mask
+    memory: dict | None = None  # scores held at once: plain, tiled, band
+    rescaled: int = 0  # rows whose max rose in the current block
+
+    def __init__(self, n, block, window, step):
+        style = {"description_width": "initial"}
+        self.n = widgets.IntSlider(value=_clamp(n, 1, MAX_N, 24), min=1, max=MAX_N,
+                                   description="n tokens:", style=style)
+        self.block = widgets.IntSlider(value=_clamp(block, 1, MAX_N, 6), min=1,
+                                       max=MAX_N, description="block:", style=style)
+        self.window = widgets.IntSlider(value=_clamp(window, 0, MAX_N, 0), min=0,
+                                        max=MAX_N, description="window (0 = none):",
+                                        style=style)
+        self.step = widgets.IntSlider(value=_clamp(step, 0, MAX_N, 1), min=0,
+                                      max=MAX_N, description="blocks read:",
+                                      style=style)
+        super().__init__([widgets.HBox([self.n, self.block]),
+                          widgets.HBox([self.window, self.step])],
+                         [self.n, self.block, self.window, self.step])
+
+    def _build(self, art):
+        art.grid = _SweepHeatmap(art, [0.06, 0.13, 0.36, 0.75],
+                                 cbar_rect=[0.43, 0.13, 0.01, 0.75],
+                                 clabel="exp(score - running max)", rows=MAX_N,
+                                 cols=MAX_N)
+        art.max = _RowBars(art, [0.52, 0.13, 0.12, 0.75], xlabel="m", colour=BAR)
+        art.sum = _RowBars(art, [0.67, 0.13, 0.12, 0.75], xlabel="l",
+                           colour=BAR_AFTER)
+        art.mem = Bars(art, [0.87, 0.13, 0.1, 0.3], rows=3,
+                       xlabel="scores held at once", room=0.06)
+
+    def _compute(self):
+        notes = []
+        n = _clamp(self.n.value, 1, MAX_N, 24)
+        b = _clamp(self.block.value, 1, MAX_N, 6)
+        w = _clamp(self.window.value, 0, MAX_N, 0)
+        if b > n:
+            notes.append(f"The block ({b}) is longer than the text: one block holds "
+                         f"all {n} keys, as in plain attention.")
+            b = n
+        if w >= n:
+            notes.append(f"A window of {w} covers all {n} tokens: the same as the "
+                         "causal mask.")
+        n_blocks = math.ceil(n / b)
+        if self.step.max != n_blocks:
+            with self.quietly():
+                self.step.max = n_blocks  # ipywidgets clamps the value
+        k = _clamp(self.step.value, 0, n_blocks, n_blocks)
+        S, _, _, V = _case(n)
+        allowed = causal_mask(n) if w == 0 or w >= n else sliding_window_mask(n, w)
+        cols = np.arange(n)[None, :]
+        seen = np.broadcast_to(cols < k * b, (n, n))
+        m, total, out, P = _state_after(S, allowed, seen, V)
+        m_before = _state_after(S, allowed, cols < (k - 1) * b, V)[0] if k else m
+        rose = int(np.sum(np.isfinite(m) & (m > m_before))) if k > 1 else 0
+        grid = np.where(allowed, np.where(seen, P, -np.inf), np.nan)
+        exact = softmax(np.where(allowed, S, -np.inf)) @ V  # plain attention
+        band = n * min(w, n) if w else n * n
+        if k == 0:
+            notes.append("No key read yet: every running max is -inf, every sum 0.")
+        elif k == 1 and n_blocks > 1:
+            notes.append(f"Block 1 of {n_blocks} (keys 0 to {min(b, n) - 1}): each "
+                         "row's first max, sum and output; nothing to rescale yet.")
+        elif k < n_blocks:
+            notes.append(f"Block {k} of {n_blocks} (keys {(k - 1) * b} to "
+                         f"{min(k * b, n) - 1}): the max rose in {rose} rows, whose "
+                         "old sum and output were rescaled by exp(m_old - m_new).")
+        else:
+            notes.append(f"All {n_blocks} blocks read: acc / l equals plain attention"
+                         f" (largest difference {np.abs(out - exact).max():.0e}).")
+        return SimpleNamespace(
+            empty=False, tokens=[str(i) for i in range(n)], weights=grid, notes=notes,
+            n=n, b=b, k=k, n_blocks=n_blocks, w=w,
+            extra={"running_max": m, "running_sum": total, "output": out,
+                   "exact": exact, "rescaled": rose,
+                   "memory": {"plain": n * n, "tiled": n * b, "band": band}})
+
+    def _paint(self, art, s):
+        labels = _thin(s.tokens)
+        title = (f"after {s.k} of {s.n_blocks} blocks of {s.b} keys"
+                 + (f", window {s.w}" if s.w else ", causal"))
+        key = art.grid.update(s.weights, labels, labels, xlabel="key", ylabel="query",
+                              title=title, vmin=0.0, vmax=1.0)
+        a, z = (s.k - 1) * s.b, min(s.k * s.b, s.n)
+        art.grid.frame.set_visible(s.k > 0)
+        art.grid.frame.set_bounds(a - 0.5, -0.5, max(z - a, 0), s.n)
+        # fixed or rounded axis limits: the cached backgrounds are reused
+        m = np.where(np.isfinite(self.running_max), self.running_max, 0.0)
+        lim = _score_limit()
+        k1 = art.max.update(m, title="running max m", xlim=(-lim, lim))
+        top = nice_limit(max(2.0, float(self.running_sum.max())))
+        k2 = art.sum.update(self.running_sum, title="running sum l", xlim=(0.0, top))
+        mem, full = self.memory, float(s.n * s.n)
+        k3 = art.mem.update([mem["plain"] / full, mem["tiled"] / full,
+                             mem["band"] / full],
+                            ["plain n\u00b2", "tiled n\u00b7b", "band n\u00b7w"],
+                            title="memory (share of n\u00b2)", xlim=(0.0, 1.0),
+                            fmt="{:.0%}")
+        return key + k1 + k2 + k3
+
+    def _summary(self):
+        s = self._state
+        return ("<tiling_explorer>" if s is None else
+                f"<tiling_explorer: n={s.n}, block={s.b}, {s.k} of {s.n_blocks} "
+                "blocks read>")
+
+
+def tiling_explorer(n=24, block=6, window=0, step=1):
+    """Lesson 12: the key blocks of tiled attention sweeping the score grid.
+
+    ``.n`` (1-48 tokens), ``.block`` (keys per block), ``.window`` (sliding
+    window width, 0 = plain causal) and ``.step`` (blocks read so far) are
+    sliders. ``.weights`` is the drawn grid, (n, n): ``exp(score - m_i)`` for
+    the keys read, ``-inf`` for keys not read yet, NaN for masked cells;
+    ``.running_max`` and ``.running_sum`` (n,), ``.output`` (acc / l so far),
+    ``.exact`` (plain attention with the same mask) and ``.memory`` (scores
+    held at once).
+    """
+    return _TilingExplorer(n, block, window, step)

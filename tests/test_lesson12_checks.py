@@ -1,0 +1,175 @@
+"""Lesson 12's checkers (helpers/checks/lesson12.py): each named mistake is
+diagnosed, the reference solutions pass (also run by test_solutions.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import checks
+from helpers.attention import rope, scaled_dot_product_attention
+from tools.solutions import lesson12
+
+
+def _verdict(checker, fn, capsys):
+    result = checker(fn)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out
+    return result, out
+
+
+def test_the_solutions_pass(capsys):
+    for name, checker in lesson12.CHECKERS.items():
+        result, out = _verdict(getattr(checks, checker), getattr(lesson12, name),
+                               capsys)
+        assert result is True and out.startswith("Correct:"), out
+
+
+# --- warm-up: the KV cache of one token ----------------------------------------
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda L, h, g, d, b=2: 2 * L * h * d * b, "used the query heads"),
+    (lambda L, h, g, d, b=2: L * g * d * b, "keys only"),
+    (lambda L, h, g, d, b=2: 2 * g * d * b, "layers are missing"),
+    (lambda L, h, g, d, b=2: 2 * L * g * d, "counts numbers, not bytes"),
+    (lambda L, h, g, d, b=2: 16 * L * g * d * b, "that is bits"),
+    (lambda L, h, g, d, b=2: 4 * L * g * d * b, "K and V twice"),
+    (lambda L, h, g, d, b=2: L + g + d + b, "expected 768 bytes"),
+    (lambda L, h, g, d, b=2: np.zeros(3), "return one number"),
+])
+def test_kv_bytes_names_the_mistake(fn, words, capsys):
+    result, out = _verdict(checks.check_kv_bytes_per_token, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
+
+
+def test_kv_bytes_accepts_numpy_and_float_answers(capsys):
+    result, out = _verdict(checks.check_kv_bytes_per_token,
+                           lambda L, h, g, d, b=2: np.int64(2) * L * g * d * b * 1.0,
+                           capsys)
+    assert result is True and "4,718,592" in out and "128 KiB" in out
+
+
+# --- core: one step of the online softmax ---------------------------------------
+
+def _step(rescale_total=True, rescale_acc=True, sign=1, block_max=False,
+          early=False, own_max=False):
+    def online_softmax_step(m, total, acc, scores, V_block):
+        blk = scores.max(axis=-1)
+        m_new = blk if own_max else np.maximum(m, blk)
+        with np.errstate(over="ignore", invalid="ignore"):
+            alpha = np.exp(sign * (m - m_new))
+        alpha = np.where(np.isfinite(alpha), alpha, 0.0)
+        P = np.exp(scores - (blk if block_max else m_new)[:, None])
+        total_new = (alpha if rescale_total else 1.0) * total + P.sum(axis=-1)
+        acc_new = (alpha[:, None] if rescale_acc else 1.0) * acc + P @ V_block
+        if early:
+            acc_new = acc_new / total_new[:, None]
+        return m_new, total_new, acc_new
+    return online_softmax_step
+
+
+def _nan_state(m, total, acc, scores, V_block):
+    m_new = np.maximum(m, scores.max(axis=-1))
+    alpha = np.exp(m - m_new) * (m_new - m) / (m_new - m)  # inf / inf at the start
+    P = np.exp(scores - m_new[:, None])
+    return m_new, alpha * total + P.sum(-1), alpha[:, None] * acc + P @ V_block
+
+
+def _in_place(m, total, acc, scores, V_block):
+    scores -= 0.0
+    scores *= 1.0
+    acc *= 1.0
+    acc += 1.0
+    return lesson12.online_softmax_step(m, total, acc - 1.0, scores, V_block)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (_step(rescale_total=False, rescale_acc=False), "you added without rescaling"),
+    (_step(rescale_acc=False), "you rescaled only the sum total"),
+    (_step(rescale_total=False), "you rescaled only the output acc"),
+    (_step(sign=-1), "wrong exponent: exp(m_new - m)"),
+    (_step(block_max=True), "subtracted the block's own max"),
+    (_step(early=True), "divided too early"),
+    (_step(own_max=True), "not this block's max alone"),
+    (_nan_state, "NaN or inf"),
+    (_in_place, "changed its input acc in place"),
+    (lambda m, total, acc, s, V: (m, total), "three things"),
+    (lambda m, total, acc, s, V: (m, total, acc[:, :1]), "acc_new should have shape"),
+])
+def test_online_step_names_the_mistake(fn, words, capsys):
+    result, out = _verdict(checks.check_online_softmax_step, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
+
+
+def test_online_step_accepts_column_vectors(capsys):
+    def keepdims(m, total, acc, scores, V_block):
+        m_new, total_new, acc_new = lesson12.online_softmax_step(m, total, acc, scores,
+                                                                 V_block)
+        return m_new[:, None], total_new[:, None], acc_new
+    assert _verdict(checks.check_online_softmax_step, keepdims, capsys)[0] is True
+
+
+# --- stretch: RoPE on Q and K -----------------------------------------------------
+
+def _rot(X, theta, pairs="adjacent"):
+    n, d = X.shape
+    ang = np.arange(n)[:, None] * theta
+    c, s = np.cos(ang), np.sin(ang)
+    i, j = ((np.arange(0, d, 2), np.arange(1, d, 2)) if pairs == "adjacent"
+            else (np.arange(d // 2), np.arange(d // 2, d)))
+    out = X.astype(float).copy()
+    out[:, i] = X[:, i] * c - X[:, j] * s
+    out[:, j] = X[:, i] * s + X[:, j] * c
+    return out
+
+
+def _theta(d):
+    return 10000.0 ** (-np.arange(0, d, 2) / d)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), rope(V)),
+     "rotated V too"),
+    (lambda Q, K, V: scaled_dot_product_attention(
+        _rot(Q, _theta(Q.shape[1]), "half"), _rot(K, _theta(K.shape[1]), "half"), V),
+     "paired the wrong dimensions"),
+    (lambda Q, K, V: scaled_dot_product_attention(
+        _rot(Q, np.ones(Q.shape[1] // 2)), _rot(K, np.ones(K.shape[1] // 2)), V),
+     "same angle"),
+    (lambda Q, K, V: scaled_dot_product_attention(
+        _rot(Q, 1e4 ** (-np.arange(Q.shape[1] // 2) / Q.shape[1])),
+        _rot(K, 1e4 ** (-np.arange(K.shape[1] // 2) / K.shape[1])), V),
+     "speeds are off"),
+    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "nothing is rotated"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), K, V), "only Q"),
+    (lambda Q, K, V: scaled_dot_product_attention(Q, rope(K), V), "only K"),
+    (lambda Q, K, V: scaled_dot_product_attention(
+        _rot(Q, -_theta(Q.shape[1])), _rot(K, -_theta(K.shape[1])), V),
+     "the wrong way"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V)[1],
+     "two things"),
+    (lambda Q, K, V: (lambda o, w: (w.T @ V, w.T))(
+        *scaled_dot_product_attention(rope(Q), rope(K), V)), "transposed"),
+])
+def test_rope_names_the_mistake(fn, words, capsys):
+    result, out = _verdict(checks.check_rope_attention, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
+
+
+def test_rope_from_position_one_is_the_same_attention(capsys):
+    """Shifting every position changes no score: starting at 1 is right too."""
+    def from_one(Q, K, V):
+        p = np.arange(1, len(Q) + 1)
+        return scaled_dot_product_attention(rope(Q, p), rope(K, p), V)
+    assert _verdict(checks.check_rope_attention, from_one, capsys)[0] is True
+
+
+def test_stubs_are_not_done_yet(capsys):
+    def stub(*args):
+        raise NotImplementedError
+    for checker in lesson12.CHECKERS.values():
+        assert getattr(checks, checker)(stub) is False
+        assert capsys.readouterr().out.startswith("Not done yet:")

@@ -1,0 +1,130 @@
+"""Lesson 12's explorer (helpers/widgets/lesson12.py): after every block the
+running max, sum and output are those of the keys read so far, after the
+last block the output is plain attention, the memory bar counts the scores
+held at once, and every setting gives a message and a picture."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+
+from helpers import widgets as W
+from helpers.attention import (
+    causal_mask,
+    scaled_dot_product_attention,
+    sliding_window_mask,
+    tiled_attention,
+)
+from helpers.widgets import lesson12
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    ex = W.tiling_explorer()
+    yield ex
+    ex.close()
+
+
+def _walk(w):
+    yield w
+    for child in getattr(w, "children", ()):
+        yield from _walk(child)
+
+
+def test_after_the_last_block_the_output_is_plain_attention(explorer):
+    explorer.n.value, explorer.block.value, explorer.window.value = 20, 6, 0
+    explorer.step.value = explorer.step.max
+    assert explorer.step.max == 4  # ceil(20 / 6)
+    _, Q, K, V = lesson12._case(20)
+    expected = scaled_dot_product_attention(Q, K, V, mask=causal_mask(20))[0]
+    assert np.abs(explorer.output - expected).max() <= 1e-12
+    tiled = tiled_attention(Q, K, V, block=6, causal=True)
+    assert np.abs(tiled - expected).max() <= 1e-12
+    assert "acc / l equals plain attention" in explorer.message
+    assert explorer.last_error is None and explorer.picture.value
+
+
+@pytest.mark.parametrize("step", [0, 1, 2, 3])
+def test_the_running_state_covers_only_the_keys_read(explorer, step):
+    explorer.n.value, explorer.block.value, explorer.window.value = 16, 5, 0
+    explorer.step.value = step
+    S = lesson12._case(16)[0]
+    seen = np.arange(16)[None, :] < step * 5
+    allowed = causal_mask(16) & seen
+    expected_max = np.where(allowed, S, -np.inf).max(axis=1)
+    assert np.array_equal(explorer.running_max, expected_max)
+    expected_sum = np.where(allowed, np.exp(S - np.where(np.isfinite(expected_max),
+                                                          expected_max, 0)[:, None]),
+                            0).sum(axis=1)
+    assert np.allclose(explorer.running_sum, expected_sum, atol=1e-12)
+    grid = explorer.weights
+    assert np.all(np.isnan(grid[~causal_mask(16)]))  # the future: grey
+    assert np.all(np.isneginf(grid[causal_mask(16) & ~seen]))  # not read: white
+    assert np.all((grid[allowed] > 0) & (grid[allowed] <= 1))
+    rows = np.isfinite(expected_max)  # each row's largest seen score is exp(0) = 1
+    assert np.allclose(np.nanmax(np.where(allowed, grid, np.nan)[rows], axis=1), 1)
+
+
+def test_the_window_and_the_memory_bar(explorer):
+    explorer.n.value, explorer.block.value, explorer.window.value = 30, 4, 5
+    explorer.step.value = explorer.step.max
+    _, Q, K, V = lesson12._case(30)
+    expected = scaled_dot_product_attention(Q, K, V, mask=sliding_window_mask(30, 5))[0]
+    assert np.abs(explorer.output - expected).max() <= 1e-12
+    assert np.all(np.isnan(explorer.weights[~sliding_window_mask(30, 5)]))
+    assert explorer.memory == {"plain": 900, "tiled": 120, "band": 150}
+    assert explorer.artists.mem.value_text[0][1].get_text() == "13%"
+
+
+def test_a_block_that_raises_the_max_is_counted(explorer):
+    explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 0
+    explorer.step.value = 2
+    S = lesson12._case(24)[0]
+    c = causal_mask(24)
+    before = np.where(c & (np.arange(24) < 6), S, -np.inf).max(axis=1)
+    after = np.where(c & (np.arange(24) < 12), S, -np.inf).max(axis=1)
+    rose = int(np.sum(np.isfinite(after) & (after > before)))
+    assert explorer.rescaled == rose > 0
+    assert f"the max rose in {rose} rows" in explorer.message
+
+
+@pytest.mark.parametrize("n, block, window, step, needle", [
+    (1, 1, 0, 1, "acc / l equals plain attention"),
+    (5, 48, 0, 1, "longer than the text"),
+    (10, 3, 48, 2, "covers all 10 tokens"),
+    (48, 1, 1, 48, "acc / l equals plain attention"),
+    (12, 4, 0, 0, "No key read yet"),
+    (10**6, -5, -1, 10**6, ""),
+])
+def test_any_setting_gives_a_message_and_a_picture(explorer, n, block, window,
+                                                   step, needle):
+    drawn = explorer.draw_count
+    explorer.n.value, explorer.block.value = n, block
+    explorer.window.value, explorer.step.value = window, step
+    assert explorer.last_error is None and explorer.draw_count > drawn
+    assert needle in explorer.message and explorer.picture.value
+    assert 1 <= explorer.n.value <= lesson12.MAX_N
+    assert 0 <= explorer.step.value <= explorer.step.max
+    assert explorer.weights.shape == (explorer.n.value,) * 2
+
+
+def test_changing_n_or_block_keeps_the_step_in_range(explorer):
+    explorer.n.value, explorer.block.value = 40, 2
+    explorer.step.value = 20
+    explorer.block.value = 10
+    assert explorer.step.max == 4 and explorer.step.value == 4
+    assert explorer.last_error is None
+
+
+def test_no_html_widgets_and_dom_classes(explorer):
+    assert not any(isinstance(w, widgets.HTML) for w in _walk(explorer))
+    for name in ("n", "block", "window", "step"):
+        assert f"attn-{name}" in getattr(explorer, name)._dom_classes
+    assert "tiling_explorer" in repr(explorer)
+
+
+def test_factory_clamps_odd_arguments():
+    ex = W.tiling_explorer(n="x", block=None, window=-3, step=float("nan"))
+    assert ex.last_error is None and ex.n.value == 24 and ex.window.value == 0
+    ex.close()
