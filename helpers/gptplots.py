@@ -18,39 +18,73 @@ def _figure(figsize) -> AttentionFigure:
     return AttentionFigure(figsize=figsize, layout="constrained")
 
 
-def training_curves(log: dict, *, title="How the small GPT learned") -> AttentionFigure:
+def training_curves(
+    log: dict, *, events=None, title="How the small GPT learned"
+) -> AttentionFigure:
     """Two panels from the training log (``gpt.training_log()``).
 
     Left: train and held-out loss (nats per token) against the step. Right:
     on random repeated sequences, the loss on the first and on the second
     copy, and (right axis) the best prefix-matching score of any head: the
-    induction head's phase change.
+    induction head's phase change. ``events`` maps a step to a label drawn as
+    a dotted line on both panels (for example where the training mix changed).
     """
     fig = _figure((11.0, 4.0))
     left, right = fig.subplots(1, 2)
     step = log["step"]
-    left.plot(step[1:], log["train_loss"][1:], label="train (running mean)", color="#1f77b4")
+    left.plot(
+        step[1:], log["train_loss"][1:], label="train (running mean)", color="#1f77b4"
+    )
     left.plot(step, log["val_loss"], label="held-out plays", color="#ff7f0e")
-    left.set(xlabel="training step", ylabel="loss (nats per token)",
-             title="Next-token loss")
+    left.set(
+        xlabel="training step", ylabel="loss (nats per token)", title="Next-token loss"
+    )
     left.legend()
     right.plot(step, log["copy1_loss"], label="first copy", color="#7f7f7f")
     right.plot(step, log["copy2_loss"], label="second copy", color="#2ca02c")
-    right.set(xlabel="training step", ylabel="loss (nats per token)",
-              title="Random tokens, repeated")
+    right.set(
+        xlabel="training step",
+        ylabel="loss (nats per token)",
+        title="Random tokens, repeated",
+    )
+    right.set_ylim(0, 1.15 * max(log["copy1_loss"].max(), log["copy2_loss"].max()))
+    for at, label in (events or {}).items():
+        for ax in (left, right):
+            ax.axvline(at, color="#555555", linestyle=":", linewidth=1.2)
+        left.text(
+            at,
+            0.98,
+            " " + label,
+            transform=left.get_xaxis_transform(),
+            ha="left",
+            va="top",
+            fontsize=9,
+            color="#555555",
+        )
     twin = right.twinx()
-    twin.plot(step, log["prefix_matching"], color="#d62728", linestyle="--",
-              label="best prefix-matching score")
+    twin.plot(
+        step,
+        log["prefix_matching"],
+        color="#d62728",
+        linestyle="--",
+        label="best prefix-matching score",
+    )
     twin.set_ylim(0, 1)
     twin.set_ylabel("prefix-matching score", color="#d62728")
-    lines = right.get_lines() + twin.get_lines()
-    right.legend(lines, [ln.get_label() for ln in lines], loc="center right")
+    lines = [ln for ln in right.get_lines() + twin.get_lines()
+             if not ln.get_label().startswith("_")]
+    right.legend(lines, [ln.get_label() for ln in lines], loc="lower left")
     fig.suptitle(title)
     return fig
 
 
-def loss_curves(curves: dict, *, title="Training loss", xlabel="training step",
-                ylabel="loss (nats per token)") -> AttentionFigure:
+def loss_curves(
+    curves: dict,
+    *,
+    title="Training loss",
+    xlabel="training step",
+    ylabel="loss (nats per token)",
+) -> AttentionFigure:
     """One line per run, ``{label: (n_steps,) losses}``, against the step."""
     fig = _figure((7.5, 3.6))
     ax = fig.add_subplot()
@@ -62,8 +96,9 @@ def loss_curves(curves: dict, *, title="Training loss", xlabel="training step",
     return fig
 
 
-def loss_by_position(curves: dict, length: int, *,
-                     title="Loss on a random sequence repeated twice") -> AttentionFigure:
+def loss_by_position(
+    curves: dict, length: int, *, title="Loss on a random sequence repeated twice"
+) -> AttentionFigure:
     """One line per condition: ``curves = {label: (2 L,) nats}``, where entry
     ``t`` is the loss of predicting token ``t + 1`` of
     ``gpt.repeated_sequence(..., L, ...)``; the second copy is shaded."""
@@ -73,19 +108,38 @@ def loss_by_position(curves: dict, length: int, *,
         y = np.asarray(y, dtype=float)
         ax.plot(np.arange(1, len(y) + 1), y, label=label, linewidth=1.6)
     ax.axvspan(length + 0.5, 2 * length + 0.5, color="#2ca02c", alpha=0.08)
-    ax.text(1.5 * length + 0.5, 0.97, "second copy", transform=ax.get_xaxis_transform(),
-            ha="center", va="top", color="#2ca02c")
-    ax.text(0.5 * length + 0.5, 0.97, "first copy", transform=ax.get_xaxis_transform(),
-            ha="center", va="top", color="#555555")
-    ax.set(xlabel="position of the predicted token", ylabel="loss (nats)", title=title,
-           xlim=(0.5, 2 * length + 0.5))
+    ax.text(
+        1.5 * length + 0.5,
+        0.97,
+        "second copy",
+        transform=ax.get_xaxis_transform(),
+        ha="center",
+        va="top",
+        color="#2ca02c",
+    )
+    ax.text(
+        0.5 * length + 0.5,
+        0.97,
+        "first copy",
+        transform=ax.get_xaxis_transform(),
+        ha="center",
+        va="top",
+        color="#555555",
+    )
+    ax.set(
+        xlabel="position of the predicted token",
+        ylabel="loss (nats)",
+        title=title,
+        xlim=(0.5, 2 * length + 0.5),
+    )
     ax.set_ylim(bottom=0)
     ax.legend(loc="center left")
     return fig
 
 
-def head_scores(scores: dict, *, named=None,
-                suptitle="Every head, scored three ways") -> AttentionFigure:
+def head_scores(
+    scores: dict, *, named=None, suptitle="Every head, scored three ways"
+) -> AttentionFigure:
     """One small grid per score, ``{name: (n_layers, n_heads)}``: layers are
     rows, heads columns, each value written in its cell; ``named`` maps a score
     name to the ``(layer, head)`` to frame."""
@@ -95,8 +149,15 @@ def head_scores(scores: dict, *, named=None,
         grid = np.asarray(grid, dtype=float)
         im = ax.imshow(grid, cmap="viridis", vmin=0.0, vmax=max(1e-9, grid.max()))
         for (i, j), v in np.ndenumerate(grid):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8,
-                    color="black" if v > 0.6 * grid.max() else "white")
+            ax.text(
+                j,
+                i,
+                f"{v:.2f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="black" if v > 0.6 * grid.max() else "white",
+            )
         if named and name in named:
             li, hj = named[name]
             ax.add_patch(_frame(hj, li))
@@ -111,4 +172,6 @@ def head_scores(scores: dict, *, named=None,
 def _frame(x, y):
     from matplotlib.patches import Rectangle
 
-    return Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2.5)
+    return Rectangle(
+        (x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2.5
+    )

@@ -130,7 +130,9 @@ def test_later_tokens_never_change_earlier_logits(model):
 def _same_generation(model, prompt, n_tokens, **kw):
     g, h = (model.generate(prompt, n_tokens, cache=c, **kw) for c in (True, False))
     np.testing.assert_array_equal(g.new_ids, h.new_ids)
-    np.testing.assert_allclose(g.logits, h.logits, rtol=0, atol=1e-5)
+    # float32: the two paths add in different orders; logits reach ~15, so the
+    # rounding differences are ~1e-5 (relative ~1e-6)
+    np.testing.assert_allclose(g.logits, h.logits, rtol=1e-5, atol=1e-5)
     assert g.logits.shape == (n_tokens, model.vocab_size) and len(g.new_ids) == n_tokens
     return g
 

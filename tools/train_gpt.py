@@ -536,6 +536,8 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
         "train_seconds": round(seconds),
         "steps": args.steps,
         "phase2_steps": args.phase2_steps,
+        "copy_share": [[0, COPY_SHARE_EARLY], [int(0.4 * args.steps), COPY_SHARE_LATE]],
+        "copy_length": list(COPY_LEN),
         "parameters": n_params,
         "threads": args.threads,
         "batch": BATCH,
@@ -657,6 +659,7 @@ def report_only(args, corpus):
     for text in corpus["train"].values():
         stream += [0] + tok.encode(text).ids
     args.steps = old.get("steps", args.steps)
+    args.threads = old.get("threads", args.threads)  # of the training run
     n_params = sum(p.numel() for p in model.parameters())
     write_report(
         model, cfg, corpus, tok, args, stream, n_params, old.get("train_seconds", 0)
