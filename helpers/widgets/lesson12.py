@@ -140,6 +140,8 @@ def _state_after(S, allowed, seen, V):
 class _TilingExplorer(Explorer):
     kind = "tiling_explorer"
     figsize = (12.0, 5.4)
+    #: its message narrates the block being read, so it is never empty
+    narrates = True
 
     running_max: np.ndarray | None = None  # (n,) m after `step` blocks
     running_sum: np.ndarray | None = None  # (n,) l after `step` blocks
