@@ -127,3 +127,19 @@ def test_no_helpers_file_is_longer_than_1000_lines(path):
 def test_tinymodel_is_numpy_only():
     imports = {i.split(".")[0] for i in _imports(HELPERS / "tinymodel.py")}
     assert not imports & {"matplotlib", "ipywidgets", "IPython", "PIL"}
+
+
+# The explorer modules of the lessons (topic names until they are renamed
+# lessonNN.py): each is one lesson's, and none imports another's.
+LESSON_WIDGETS = {"words", "patterns", "updates", "multihead", "cross", "trained",
+                  "realmodel"}
+
+
+def test_no_lesson_widget_module_imports_another():
+    graph = _graph()
+    lesson = {m for m in graph if m.startswith("helpers.widgets.")
+              and (m.rsplit(".", 1)[1] in LESSON_WIDGETS
+                   or m.rsplit(".", 1)[1].startswith("lesson"))}
+    assert len(lesson) >= 9
+    bad = {m: sorted(graph[m] & lesson) for m in lesson if graph[m] & lesson}
+    assert bad == {}

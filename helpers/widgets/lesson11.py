@@ -21,8 +21,7 @@ import numpy as np
 
 from helpers.widgets.base import Explorer
 from helpers.widgets.engine import WEIGHT_SCALE, display_label, small_label_size
-from helpers.widgets.panels import Bars
-from helpers.widgets.realmodel import _FastHeatmap  # pixel heatmap (imshow is slow)
+from helpers.widgets.panels import Bars, FastHeatmap
 
 #: The heatmap draws at most the last MAX_SHOWN tokens (the model reads up
 #: to its whole context; the message says when the picture is trimmed).
@@ -147,13 +146,13 @@ class _GPTExplorer(Explorer):
 
     # -- drawing ------------------------------------------------------------
     def _build(self, art):
-        art.single = _FastHeatmap(art, [0.1, 0.16, 0.45, 0.7],
+        art.single = FastHeatmap(art, [0.1, 0.16, 0.45, 0.7],
                              cbar_rect=[0.565, 0.16, 0.012, 0.7],
                              rows=MAX_SHOWN, cols=MAX_SHOWN)
         art.grid = []
         for k, rect in enumerate(_grid_rects()):
             first_col, last_row = k % _GRID[1] == 0, k >= _GRID[1]
-            art.grid.append(_FastHeatmap(
+            art.grid.append(FastHeatmap(
                 art, rect, cbar_rect=[0.61, 0.16, 0.01, 0.695] if k == 2 else None,
                 rows=MAX_SHOWN if first_col else 0, cols=MAX_SHOWN if last_row else 0,
                 title_size=10, small=True, room=rect[0] if first_col else 0.02))

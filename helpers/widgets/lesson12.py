@@ -26,16 +26,15 @@ from matplotlib.patches import Rectangle
 from helpers.attention import causal_mask, sliding_window_mask, softmax
 from helpers.widgets.base import Explorer
 from helpers.widgets.engine import AXIS_SIZE, BAR, BAR_AFTER, nice_limit, set_text
-from helpers.widgets.panels import Bars
-from helpers.widgets.realmodel import _FastHeatmap, _PixelImage
+from helpers.widgets.panels import Bars, FastHeatmap, PixelImage
 
 MAX_N = 48  # the largest grid drawn
 D_K, D_V, SEED = 8, 4, 12
 NOT_READ = "#ffffff"  # keys the loop has not reached yet
 
 
-class _SweepImage(_PixelImage):
-    """A :class:`_PixelImage` with one more colour: ``-inf`` (a key not read
+class _SweepImage(PixelImage):
+    """A :class:`PixelImage` with one more colour: ``-inf`` (a key not read
     yet) is white, NaN (a masked cell) grey."""
 
     def __init__(self, ax):
@@ -61,7 +60,7 @@ class _SweepImage(_PixelImage):
         self.stale = False
 
 
-class _SweepHeatmap(_FastHeatmap):
+class _SweepHeatmap(FastHeatmap):
     def __init__(self, art, rect, **kw):
         super().__init__(art, rect, **kw)
         self.pixels.set_visible(False)

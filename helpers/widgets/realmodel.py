@@ -18,20 +18,15 @@ from collections import OrderedDict
 from types import SimpleNamespace
 
 import ipywidgets as widgets
-import matplotlib
 import numpy as np
-from matplotlib.artist import Artist
-from matplotlib.colors import to_rgb
 
 from helpers.widgets.base import Explorer, _sentence_box
 from helpers.widgets.engine import (
-    BAD_COLOUR,
-    CMAP,
     WEIGHT_SCALE,
     display_label,
     small_label_size,
 )
-from helpers.widgets.panels import Heatmap
+from helpers.widgets.panels import FastHeatmap
 
 #: At most this many word pieces are drawn ([SEP] included); a longer text
 #: keeps its first MAX_PIECES - 1 pieces and its [SEP], and the explorer
@@ -83,75 +78,6 @@ def _thin(labels, pitch_px, size_pt, dpi):
     return [lab if i in keep else "" for i, lab in enumerate(labels)], step
 
 
-class _PixelImage(Artist):
-    """A heatmap written straight into the Agg pixel buffer, one flat colour
-    per cell (what ``imshow(..., interpolation="nearest")`` shows), at a
-    fraction of imshow's cost: 12 panels of up to 32 x 32 cells are redrawn
-    for every keystroke. The colours are the colour map's 256 entries, as
-    matplotlib picks them (``floor(256 x)``, clipped)."""
-
-    def __init__(self, ax, cmap=CMAP):
-        super().__init__()
-        self._ax = ax
-        cm = matplotlib.colormaps[cmap].resampled(256)
-        lut = np.round(cm(np.arange(256))[:, :3] * 255).astype(np.uint8)
-        bad = np.round(np.array(to_rgb(BAD_COLOUR)) * 255).astype(np.uint8)
-        self._lut = np.vstack([lut, bad])  # row 256: not a finite number
-        self._data = np.zeros((0, 0))
-        self._clim = (0.0, 1.0)
-        self._index_cache = {}
-        self.set_animated(True)
-
-    def set_data(self, data, vmin=0.0, vmax=1.0):
-        self._data = np.asarray(data, dtype=float)
-        self._clim = (float(vmin), float(vmax))
-        self.stale = True
-
-    def _pixels(self, bbox, height, n, m):
-        """Rows and columns of the pixels inside the axes, and each pixel's cell."""
-        key = (tuple(np.round(bbox.bounds, 3)), height, n, m)
-        if key not in self._index_cache:
-            x0, x1 = int(round(bbox.x0)), int(round(bbox.x1))
-            top, bottom = height - bbox.y1, height - bbox.y0
-            y0, y1 = int(round(top)), int(round(bottom))
-            cols = ((np.arange(x0, x1) + 0.5 - bbox.x0) * m / bbox.width).astype(int)
-            rows = ((np.arange(y0, y1) + 0.5 - top) * n / bbox.height).astype(int)
-            self._index_cache[key] = (y0, y1, x0, x1, np.clip(rows, 0, n - 1),
-                                      np.clip(cols, 0, m - 1))
-        return self._index_cache[key]
-
-    def draw(self, renderer):
-        data = self._data
-        if not self.get_visible() or data.size == 0:
-            return
-        arr = np.asarray(renderer.buffer_rgba())
-        n, m = data.shape
-        y0, y1, x0, x1, rows, cols = self._pixels(self._ax.bbox, arr.shape[0], n, m)
-        vmin, vmax = self._clim
-        with np.errstate(invalid="ignore"):
-            scaled = (data - vmin) * (256.0 / (vmax - vmin))
-            index = np.clip(np.floor(np.nan_to_num(scaled, nan=0.0)), 0, 255)
-        index = np.where(np.isfinite(data), index, 256).astype(np.intp)
-        cells = self._lut[index]  # (n, m, 3): one colour per cell
-        pixels = cells.take(rows, axis=0).take(cols, axis=1)
-        arr[max(y0, 0):y1, max(x0, 0):x1, :3] = pixels[max(-y0, 0):, max(-x0, 0):]
-        self.stale = False
-
-
-class _FastHeatmap(Heatmap):
-    """A :class:`Heatmap` whose cells are drawn by :class:`_PixelImage`."""
-
-    def __init__(self, art, rect, **kw):
-        super().__init__(art, rect, **kw)
-        self.im.set_visible(False)  # still the colour bar's colour scale
-        self.pixels = art.add(_PixelImage(self.ax))
-        self.ax.add_artist(self.pixels)
-
-    def update(self, data, *args, vmin=0.0, vmax=1.0, **kw):
-        self.pixels.set_data(data, vmin, vmax)
-        return super().update(data, *args, vmin=vmin, vmax=vmax, **kw)
-
-
 class _RealAttentionExplorer(Explorer):
     kind = "real_attention_explorer"
     figsize = (12.0, 10.0)
@@ -184,14 +110,14 @@ class _RealAttentionExplorer(Explorer):
 
     # -- drawing ------------------------------------------------------------
     def _build(self, art):
-        art.single = _FastHeatmap(art, [0.25, 0.16, 0.56, 0.74],
+        art.single = FastHeatmap(art, [0.25, 0.16, 0.56, 0.74],
                              cbar_rect=[0.83, 0.16, 0.015, 0.74],
                              rows=MAX_PIECES, cols=MAX_PIECES)
         rects = _grid_rects()
         art.grid = []
         for k, rect in enumerate(rects):
             first_col, last_row = k % 4 == 0, k >= 8
-            art.grid.append(_FastHeatmap(
+            art.grid.append(FastHeatmap(
                 art, rect, cbar_rect=[0.93, 0.125, 0.012, 0.775] if k == 3 else None,
                 rows=MAX_PIECES if first_col else 0,
                 cols=MAX_PIECES if last_row else 0,

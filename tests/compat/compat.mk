@@ -16,7 +16,7 @@ COMPAT_TESTS  = $(wildcard tests/test_widgets.py tests/test_engine.py tests/test
                  tests/test_lexicon.py tests/test_heads.py tests/test_checks*.py \
                  tests/test_exercises_*.py tests/test_lesson*_checks.py \
                  tests/test_plots.py tests/test_tinymodel.py tests/test_style.py \
-                 tests/test_gpt.py tests/test_gpt_widget.py tests/test_nexttoken.py)
+                 tests/test_gpt_widget.py)
 
 
 .PHONY: test-compat compat-venv
