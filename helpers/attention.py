@@ -116,6 +116,32 @@ def _check_mask(mask, scores_shape) -> np.ndarray:
     return mask
 
 
+def _check_qkv(Q, K, V):
+    """Q, K, V as float arrays, or a ValueError naming what does not fit:
+    at least 2 dimensions, the same d_k for Q and K, one V row per key."""
+    Q = _as_float(Q, "Q")
+    K = _as_float(K, "K")
+    V = _as_float(V, "V")
+    if Q.ndim < 2 or K.ndim < 2 or V.ndim < 2:
+        raise ValueError(
+            "Q, K and V need at least 2 dimensions (tokens, features); got "
+            f"Q {Q.shape}, K {K.shape}, V {V.shape}"
+        )
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"queries and keys must have the same size d_k: Q has shape "
+            f"{Q.shape} (d_k={Q.shape[-1]}) but K has shape {K.shape} "
+            f"(d_k={K.shape[-1]})"
+        )
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(
+            f"K and V need one row per key token: K has shape {K.shape} "
+            f"({K.shape[-2]} keys) but V has shape {V.shape} "
+            f"({V.shape[-2]} values)"
+        )
+    return Q, K, V
+
+
 def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
     """``softmax(Q K^T * scale) V``, the heart of attention.
 
@@ -138,26 +164,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
     weights : (..., n_query, n_key)   the attention pattern ``A``; rows are
         queries, columns are keys.
     """
-    Q = _as_float(Q, "Q")
-    K = _as_float(K, "K")
-    V = _as_float(V, "V")
-    if Q.ndim < 2 or K.ndim < 2 or V.ndim < 2:
-        raise ValueError(
-            "Q, K and V need at least 2 dimensions (tokens, features); got "
-            f"Q {Q.shape}, K {K.shape}, V {V.shape}"
-        )
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"queries and keys must have the same size d_k: Q has shape "
-            f"{Q.shape} (d_k={Q.shape[-1]}) but K has shape {K.shape} "
-            f"(d_k={K.shape[-1]})"
-        )
-    if K.shape[-2] != V.shape[-2]:
-        raise ValueError(
-            f"K and V need one row per key token: K has shape {K.shape} "
-            f"({K.shape[-2]} keys) but V has shape {V.shape} "
-            f"({V.shape[-2]} values)"
-        )
+    Q, K, V = _check_qkv(Q, K, V)
     try:
         batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
     except ValueError:
@@ -346,19 +353,7 @@ def tiled_attention(Q, K, V, block: int = 64, causal: bool = False) -> np.ndarra
     output : (..., n_query, d_v). With no keys at all (``n_key == 0``) every
         row is zero, as in :func:`scaled_dot_product_attention`.
     """
-    Q = _as_float(Q, "Q")
-    K = _as_float(K, "K")
-    V = _as_float(V, "V")
-    if Q.ndim < 2 or K.ndim < 2 or V.ndim < 2:
-        raise ValueError(
-            "Q, K and V need at least 2 dimensions (tokens, features); got "
-            f"Q {Q.shape}, K {K.shape}, V {V.shape}"
-        )
-    if Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
-        raise ValueError(
-            f"Q {Q.shape}, K {K.shape}, V {V.shape}: Q and K need the same d_k, "
-            "K and V one row per key"
-        )
+    Q, K, V = _check_qkv(Q, K, V)
     if int(block) != block or block < 1:
         raise ValueError(f"block must be a whole number >= 1, got {block!r}")
     block = int(block)

@@ -41,23 +41,13 @@ class _SweepImage(PixelImage):
         super().__init__(ax)
         self._lut = np.vstack([self._lut, [255, 255, 255]]).astype(np.uint8)
 
-    def draw(self, renderer):
-        data = self._data
-        if not self.get_visible() or data.size == 0:
-            return
-        arr = np.asarray(renderer.buffer_rgba())
-        n, m = data.shape
-        y0, y1, x0, x1, rows, cols = self._pixels(self._ax.bbox, arr.shape[0], n, m)
+    def _colour_index(self, data):
         vmin, vmax = self._clim
         with np.errstate(invalid="ignore"):
             scaled = np.nan_to_num((data - vmin) * (256.0 / (vmax - vmin)), nan=0.0,
                                    neginf=0.0, posinf=255.0)
-        index = np.clip(np.floor(scaled), 0, 255)
-        index = np.where(np.isfinite(data), index, 256)
-        index = np.where(np.isneginf(data), 257, index).astype(np.intp)
-        pixels = self._lut[index].take(rows, axis=0).take(cols, axis=1)
-        arr[max(y0, 0):y1, max(x0, 0):x1, :3] = pixels[max(-y0, 0):, max(-x0, 0):]
-        self.stale = False
+        index = np.where(np.isfinite(data), np.clip(np.floor(scaled), 0, 255), 256)
+        return np.where(np.isneginf(data), 257, index).astype(np.intp)
 
 
 class _SweepHeatmap(FastHeatmap):

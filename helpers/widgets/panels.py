@@ -330,6 +330,14 @@ class PixelImage(Artist):
                                       np.clip(cols, 0, m - 1))
         return self._index_cache[key]
 
+    def _colour_index(self, data):
+        """Each cell's row of the colour table: 0-255 by value, 256 if not finite."""
+        vmin, vmax = self._clim
+        with np.errstate(invalid="ignore"):
+            scaled = (data - vmin) * (256.0 / (vmax - vmin))
+            index = np.clip(np.floor(np.nan_to_num(scaled, nan=0.0)), 0, 255)
+        return np.where(np.isfinite(data), index, 256).astype(np.intp)
+
     def draw(self, renderer):
         data = self._data
         if not self.get_visible() or data.size == 0:
@@ -337,12 +345,7 @@ class PixelImage(Artist):
         arr = np.asarray(renderer.buffer_rgba())
         n, m = data.shape
         y0, y1, x0, x1, rows, cols = self._pixels(self._ax.bbox, arr.shape[0], n, m)
-        vmin, vmax = self._clim
-        with np.errstate(invalid="ignore"):
-            scaled = (data - vmin) * (256.0 / (vmax - vmin))
-            index = np.clip(np.floor(np.nan_to_num(scaled, nan=0.0)), 0, 255)
-        index = np.where(np.isfinite(data), index, 256).astype(np.intp)
-        cells = self._lut[index]  # (n, m, 3): one colour per cell
+        cells = self._lut[self._colour_index(data)]  # (n, m, 3): one colour per cell
         pixels = cells.take(rows, axis=0).take(cols, axis=1)
         arr[max(y0, 0):y1, max(x0, 0):x1, :3] = pixels[max(-y0, 0):, max(-x0, 0):]
         self.stale = False
