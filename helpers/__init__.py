@@ -1,9 +1,11 @@
 """Helpers for the self-attention notebooks: one module per idea.
 
-``attention`` (the math), ``lexicon`` (tokens and the toy embedding table),
-``heads`` (hand-built heads), ``tinymodel`` (the trainable model, numpy
-only), ``plots`` (figures of data), ``diagrams`` (the pipeline and block
-drawings), ``style`` (normal and projector sizes), ``widgets`` (the
+``attention`` (the math), ``lexicon`` (the toy embedding table; its pieces
+``tokens``, ``features``, ``wordforms`` and ``positions``), ``sentences`` (the lessons'
+example sentences), ``heads`` (hand-built heads), ``tinymodel`` (the
+trainable model of lesson 09, numpy only; its parts live in ``models/``),
+``plots`` (figures of data; by kind in ``figures/``), ``diagrams`` (the
+pipeline and block drawings), ``style`` (normal and projector sizes), ``widgets`` (the
 explorers), ``checks`` (exercise checkers), ``notebook`` (what each
 lesson's first cell sets up),
 ``pretrained`` (a real pretrained transformer in numpy, lesson 10),

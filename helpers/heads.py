@@ -25,7 +25,7 @@ The heads
 ``alignment_head()``       cross-attention: French words look for the English
                            word with the same meaning.
 
-Also here: ``CURRICULUM_SENTENCES`` (the lessons' example sentences),
+Also here: ``CURRICULUM_SENTENCES`` (re-exported from ``helpers.sentences``),
 ``SENSES`` and ``nearest_sense`` (which meaning of "bank"/"mole" a vector
 is closest to), ``run_head`` (embed + one head) and ``stack_heads`` (all
 heads at once for ``attention.multi_head_attention``).
@@ -51,6 +51,7 @@ from helpers.lexicon import (
     embed,
     make_vector,
 )
+from helpers.sentences import CURRICULUM_SENTENCES
 
 __all__ = [
     "Head",
@@ -81,22 +82,6 @@ W_up : (d_v, D_MODEL)       value-up: dE = A (E W_V) W_up
 HeadRun = namedtuple("HeadRun", ["tokens", "E", "weights", "dE", "unknown"])
 HeadRun.__doc__ = """Result of ``run_head``: tokens, E (n, D_MODEL), weights A
 (n, n; rows = queries), dE (n, D_MODEL) and the unknown words."""
-
-#: The example sentences of the lessons (00-08), plus one extra.
-CURRICULUM_SENTENCES: dict[str, str] = {
-    "creature": "a fluffy blue creature roamed the verdant forest",
-    "bank_river": "I swam across the river to get to the other bank",
-    "bank_money": "I drove across the road to get to the other bank",
-    # extra, used by no lesson text: a money sentence with a real money word
-    "bank_deposit": "she paid the cash into her account at the bank",
-    "river_bank": "river bank flows",
-    "mole_animal": "American shrew mole",
-    "mole_chemistry": "one mole of carbon dioxide",
-    "mole_skin": "take a biopsy of the mole",
-    "murderer": "Therefore, the murderer was",
-    "translation_en": "the black cat sleeps on the mat",
-    "translation_fr": "le chat noir dort sur le tapis",
-}
 
 _F = {name: i for i, name in enumerate(FEATURES)}
 _P0 = len(FEATURES)  # first positional column of E

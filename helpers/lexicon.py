@@ -52,20 +52,50 @@ notebook can say which ones they were; ``guess_word`` says what was guessed.
 
 Positions
 ---------
-See ``positional_encoding``: ``N_POS_DIMS`` columns of sines and cosines that
-tell a head *where* a token is, so that a head can "look at the previous
-token". ``embed(..., positions=False)`` leaves those columns at zero.
+See ``positional_encoding`` (``helpers.positions``): ``N_POS_DIMS`` columns
+of sines and cosines that tell a head *where* a token is, so that a head can
+"look at the previous token". ``embed(..., positions=False)`` leaves those
+columns at zero.
+
+Where the pieces live: the columns and ``make_vector`` in
+``helpers.features``, ``tokenize`` in ``helpers.tokens``, positions in
+``helpers.positions``; this module holds the table (``Lexicon``,
+``load_lexicon``, ``lookup``, ``embed``, guessing unknown words with the
+spelling rules of ``helpers.wordforms``, similarity)
+and re-exports the rest, so ``from helpers.lexicon import ...`` keeps working.
 """
 
 from __future__ import annotations
 
 import csv
-import re
 import unicodedata
 from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
+
+from helpers.features import (
+    _FEATURE_INDEX,
+    D_MODEL,
+    FEATURES,
+    FIELDS,
+    NUMBER_VECTOR,
+    POS_TAGS,
+    UNKNOWN_VECTOR,
+    LexiconError,
+    _fields_text,
+    _parse_fields,
+    feature_names,
+    make_vector,
+)
+from helpers.positions import (
+    N_POS_DIMS,
+    POS_AMPLITUDE,
+    POS_PERIODS,
+    positional_encoding,
+)
+from helpers.tokens import _is_number, _is_token_form, tokenize
+from helpers.wordforms import _ENDING_POS, _FORM_RULES
 
 __all__ = [
     "POS_TAGS",
@@ -94,73 +124,10 @@ __all__ = [
     "top_features",
 ]
 
-#: Parts of speech: exactly one per word, a one-hot block.
-POS_TAGS: tuple[str, ...] = (
-    "noun",
-    "verb",
-    "adjective",
-    "adverb",
-    "determiner",
-    "pronoun",
-    "preposition",
-    "conjunction",
-    "number",
-    "interjection",
-)
-
-#: Semantic fields a word may belong to (any number, weight 0 < w <= 1).
-FIELDS: tuple[str, ...] = (
-    "person",  # people and roles: man, teacher, friend
-    "family",  # mother, brother, grandparents
-    "animal",
-    "body",  # body and medicine: hand, skin, doctor, biopsy
-    "food",  # food and drink, meals, cooking
-    "colour",
-    "texture",  # how a thing feels: fluffy, soft, rough
-    "size",
-    "emotion",  # feelings: happy, love, afraid
-    "time",  # days, hours, seasons, early, late
-    "place",  # places in general: place, country, here
-    "town",  # the built world: road, street, shop, car
-    "nature",  # the natural world: forest, tree, hill, verdant
-    "water",  # rivers, sea, rain, swimming
-    "weather",
-    "motion",  # going and moving: walk, drive, swim, across
-    "money",  # money and finance: pay, cash, price
-    "crime",
-    "chemistry",  # chemistry and science: carbon, gas, atom
-    "home",  # house, rooms, furniture
-    "work",  # work and school: office, teacher, homework
-    "play",  # sport, games, music, fun
-    "speech",  # talking and messages: say, phone, story
-    "ambiguous",  # a word with several unrelated meanings
-)
-
-#: All named feature dimensions, in column order.
-FEATURES: tuple[str, ...] = POS_TAGS + FIELDS + ("french", "unknown")
-
-#: Periods (in tokens) of the sine/cosine pairs of the positional encoding.
-POS_PERIODS: tuple[int, ...] = (4, 7, 16, 200)
-#: Height of every positional sine and cosine.
-POS_AMPLITUDE: float = 0.5
-#: Number of positional columns appended after FEATURES (a sin and a cos per period).
-N_POS_DIMS: int = 2 * len(POS_PERIODS)
-#: Width of an embedding row of ``E``.
-D_MODEL: int = len(FEATURES) + N_POS_DIMS
-
 #: Where the table lives (``data/lexicon.csv`` next to ``helpers/``).
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "lexicon.csv"
 
-LANGUAGES = ("en", "fr")
 REQUIRED_COLUMNS = ("word", "language", "pos", "fields")
-
-_FEATURE_INDEX = {name: i for i, name in enumerate(FEATURES)}
-_NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
-_TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+(?:'[^\W_]+)*|\S")
-
-
-class LexiconError(ValueError):
-    """A lexicon file is missing or wrong, or a word cannot be added."""
 
 
 Embedded = namedtuple("Embedded", ["tokens", "E", "unknown"])
@@ -170,189 +137,6 @@ tokens : list[str]       the tokens, one per row of E
 E : (n_tokens, D_MODEL)  feature columns then positional columns
 unknown : list[str]      tokens not in the table (each listed once)
 """
-
-
-def feature_names() -> list[str]:
-    """All ``D_MODEL`` column names of ``E``: FEATURES then ``pos_0 ...``."""
-    return list(FEATURES) + [f"pos_{k}" for k in range(N_POS_DIMS)]
-
-
-# --------------------------------------------------------------------------
-# tokens
-# --------------------------------------------------------------------------
-def tokenize(text: str) -> list[str]:
-    """Cut ``text`` into lowercase tokens (rules in the module docstring).
-
-    >>> tokenize("Therefore, the murderer was")
-    ['therefore', 'the', 'murderer', 'was']
-    >>> tokenize("It's 3.5 km to Anna's cafe!")
-    ['it', "'s", '3.5', 'km', 'to', 'anna', "'s", 'cafe']
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"tokenize needs a string, got {type(text).__name__}")
-    text = unicodedata.normalize("NFC", text).lower()
-    text = text.replace("\u2019", "'").replace("\u2018", "'")
-    tokens: list[str] = []
-    for piece in _TOKEN_RE.findall(text):
-        if len(piece) == 1 and unicodedata.category(piece).startswith("P"):
-            continue  # punctuation is not a word
-        if len(piece) > 2 and piece.endswith("'s"):
-            tokens.extend([piece[:-2], "'s"])
-        else:
-            tokens.append(piece)
-    return tokens
-
-
-def _is_number(token: str) -> bool:
-    return _NUMBER_RE.fullmatch(token) is not None
-
-
-# --------------------------------------------------------------------------
-# vectors from features
-# --------------------------------------------------------------------------
-def _parse_fields(fields) -> dict[str, float]:
-    """Fields as a dict ``{name: weight}`` from "a;b:0.5", a list or a dict."""
-    if fields is None:
-        return {}
-    if isinstance(fields, str):
-        items = []
-        for part in fields.split(";"):
-            part = part.strip()
-            if not part:
-                continue
-            name, _, weight = part.partition(":")
-            items.append((name.strip(), weight.strip() or "1"))
-    elif isinstance(fields, dict):
-        items = list(fields.items())
-    else:
-        items = [(name, 1.0) for name in fields]
-    out: dict[str, float] = {}
-    for name, weight in items:
-        if name not in FIELDS:
-            raise LexiconError(
-                f"unknown field {name!r}; the fields are: {', '.join(FIELDS)}"
-            )
-        try:
-            w = float(weight)
-        except (TypeError, ValueError):
-            raise LexiconError(
-                f"field {name!r} has weight {weight!r}, which is not a number"
-            ) from None
-        if not 0 < w <= 1:
-            raise LexiconError(
-                f"field {name!r} has weight {w}; weights must be in (0, 1]"
-            )
-        if name in out:
-            raise LexiconError(f"field {name!r} is listed twice")
-        out[name] = w
-    return out
-
-
-def make_vector(pos: str, fields=None, language: str = "en") -> np.ndarray:
-    """The feature vector ``(len(FEATURES),)`` of a word with these features.
-
-    ``pos`` is one of ``POS_TAGS`` (weight 1.0); ``fields`` is a string like
-    ``"animal;texture:0.5"``, a list of field names (weight 1.0 each) or a
-    dict ``{field: weight}``; ``language="fr"`` sets the ``french`` flag.
-    """
-    if pos not in POS_TAGS:
-        raise LexiconError(
-            f"unknown part of speech {pos!r}; use one of: {', '.join(POS_TAGS)}"
-        )
-    if language not in LANGUAGES:
-        raise LexiconError(
-            f"unknown language {language!r}; use one of: {', '.join(LANGUAGES)}"
-        )
-    vec = np.zeros(len(FEATURES))
-    vec[_FEATURE_INDEX[pos]] = 1.0
-    for name, w in _parse_fields(fields).items():
-        vec[_FEATURE_INDEX[name]] = w
-    if language == "fr":
-        vec[_FEATURE_INDEX["french"]] = 1.0
-    return vec
-
-
-#: The fallback vector of a word that is not in the table.
-UNKNOWN_VECTOR = np.zeros(len(FEATURES))
-UNKNOWN_VECTOR[_FEATURE_INDEX["unknown"]] = 1.0
-UNKNOWN_VECTOR.setflags(write=False)
-#: The vector of any digit token ("3", "2024", "3.5").
-NUMBER_VECTOR = make_vector("number")
-NUMBER_VECTOR.setflags(write=False)
-
-
-# --------------------------------------------------------------------------
-# guessing an unknown word from its form
-# --------------------------------------------------------------------------
-def _stems(*makers):
-    """A function stem -> candidate base words, from simple spelling rules."""
-    def candidates(stem):
-        out = []
-        for make in makers:
-            base = make(stem)
-            if base and base not in out:
-                out.append(base)
-        return out
-    return candidates
-
-
-def _same(stem):
-    return stem
-
-
-def _plus_e(stem):
-    return stem + "e"
-
-
-def _undouble(stem):  # stopped -> stop, bigger -> big
-    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiou":
-        return stem[:-1]
-    return None
-
-
-def _plus_y(stem):
-    return stem + "y"
-
-
-def _es_stem(stem):  # boxes -> box, watches -> watch, goes -> go
-    return stem if stem.endswith(("s", "x", "z", "ch", "sh", "o")) else None
-
-
-_NOUN_VERB = ("noun", "verb")
-_VERB_NOUN = ("verb", "noun")
-#: (ending, shortest stem, base spellings, base pos allowed, guessed pos
-#:  (None: the base's own), how to say it). The first rule that finds a
-#:  known base wins.
-_FORM_RULES = (
-    ("ies", 2, _stems(_plus_y), _NOUN_VERB, None, "plural or -s form"),
-    ("s", 3, _stems(_same), _NOUN_VERB, None, "plural or -s form"),
-    ("es", 2, _stems(_es_stem), _NOUN_VERB, None, "plural or -s form"),
-    ("ied", 2, _stems(_plus_y), ("verb",), "verb", "past form"),
-    ("ed", 3, _stems(_plus_e, _same, _undouble), _VERB_NOUN, "verb",
-     "past form"),
-    ("ing", 2, _stems(_plus_e, _same, _undouble), _VERB_NOUN, "verb",
-     "-ing form"),
-    ("ily", 2, _stems(_plus_y), ("adjective",), "adverb", "adverb"),
-    ("ly", 3, _stems(_same, _plus_e), ("adjective",), "adverb", "adverb"),
-    ("ier", 2, _stems(_plus_y), ("adjective",), "adjective", "comparative"),
-    ("iest", 2, _stems(_plus_y), ("adjective",), "adjective", "superlative"),
-    ("er", 2, _stems(_same, _plus_e, _undouble), ("adjective",), "adjective",
-     "comparative"),
-    ("est", 2, _stems(_same, _plus_e, _undouble), ("adjective",), "adjective",
-     "superlative"),
-    ("er", 2, _stems(_same, _plus_e, _undouble), ("verb",), "noun",
-     "someone or something that does"),
-    ("ness", 3, _stems(_same, _plus_y), ("adjective",), "noun", "noun"),
-    ("ment", 3, _stems(_same), ("verb",), "noun", "noun"),
-    ("ation", 2, _stems(_same, _plus_e), ("verb",), "noun", "noun"),
-    ("ion", 2, _stems(_same, _plus_e), ("verb",), "noun", "noun"),
-)
-#: Endings that hint at a part of speech even when no base word is known.
-_ENDING_POS = (
-    ("ly", "adverb"), ("ing", "verb"), ("ed", "verb"), ("ness", "noun"),
-    ("tion", "noun"), ("ment", "noun"), ("est", "adjective"),
-    ("ous", "adjective"), ("ful", "adjective"), ("less", "adjective"),
-)
 
 
 # --------------------------------------------------------------------------
@@ -484,20 +268,6 @@ class Lexicon:
             self.vectors = np.vstack([self.vectors, vec[None, :]])
         self._info[word] = entry
         return vec.copy()
-
-
-def _fields_text(fields) -> str:
-    parsed = _parse_fields(fields)
-    return ";".join(n if w == 1 else f"{n}:{w:g}" for n, w in parsed.items())
-
-
-_PLAIN_WORD_RE = re.compile(r"[a-z]+")
-
-
-def _is_token_form(word: str) -> bool:
-    if _PLAIN_WORD_RE.fullmatch(word):  # fast path: most of the table
-        return True
-    return word == "'s" or tokenize(word) == [word]
 
 
 _VECTOR_CACHE: dict[tuple[str, str, str], np.ndarray] = {}
@@ -633,38 +403,6 @@ def lookup(tokens, lexicon=None):
         if tok not in lex and tok not in unknown:
             unknown.append(tok)
     return vectors, unknown
-
-
-def positional_encoding(n: int) -> np.ndarray:
-    """Where each token is: an ``(n, N_POS_DIMS)`` array.
-
-    Token ``i`` (counting from 0) gets, for each period ``T`` in
-    ``POS_PERIODS = (4, 7, 16, 200)``, the pair
-
-        ``POS_AMPLITUDE * sin(2 pi i / T)``, ``POS_AMPLITUDE * cos(2 pi i / T)``
-
-    Think of each pair as the hand of a clock that turns once every ``T``
-    tokens: short periods tell neighbours apart, the long one keeps
-    positions 100 tokens apart from looking alike.
-
-    Why sines and cosines? Turning a hand back by one step is a fixed
-    rotation, i.e. a matrix. So a query matrix can turn "I am at i" into
-    "I look for i - 1", and the dot product with the key "I am at j" is
-    largest exactly when j = i - 1: that is the previous-token head in
-    ``helpers.heads``. (The dot product of two positions depends only on
-    the distance ``i - j``, never on where the sentence starts.)
-
-    The values are at most 0.5 in size, so positions do not swamp the
-    meaning columns; ``embed(..., positions=False)`` switches them off.
-    """
-    if int(n) != n or n < 0:
-        raise ValueError(f"positional_encoding needs a whole number n >= 0, got {n}")
-    i = np.arange(int(n))[:, None]
-    angles = 2 * np.pi * i / np.array(POS_PERIODS, dtype=float)[None, :]
-    out = np.empty((int(n), N_POS_DIMS))
-    out[:, 0::2] = np.sin(angles)
-    out[:, 1::2] = np.cos(angles)
-    return POS_AMPLITUDE * out
 
 
 def embed(text_or_tokens, positions: bool = True, lexicon=None) -> Embedded:

@@ -63,9 +63,11 @@ def test_an_app_with_stored_outputs_is_reported_and_sync_clears_them(tmp_path):
 
 def test_every_explorer_has_a_tab_with_a_one_line_instruction(playground):
     tabs = playground["TABS"]
-    explorers = {n for n in W.__all__ if n.endswith("_explorer")}
-    explorers |= {"first_taste", "parameter_calculator"}
-    assert {make.__name__ for _, make, _ in tabs} == explorers
+    # the tabs are the one table of explorers, row by row, in its order
+    assert [(t, make.__name__, hint) for t, make, hint in tabs] == [
+        (row.tab, row.name, row.instruction) for row in W.EXPLORERS]
+    assert len(tabs) == len(W.EXPLORERS) >= 14
+    assert {make.__name__ for _, make, _ in tabs} <= set(W.__all__)
     for title, _, hint in tabs:
         assert hint and "\n" not in hint and len(hint) <= 90, title
     tab = playground["playground"]

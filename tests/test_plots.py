@@ -1,4 +1,5 @@
-"""Tests of helpers/plots.py: what the figures show, not how they look."""
+"""Tests of helpers.plots (made in helpers/figures/): what the figures show,
+not how they look."""
 
 from __future__ import annotations
 

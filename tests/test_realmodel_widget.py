@@ -1,4 +1,4 @@
-"""Lesson 10's explorer (helpers/widgets/realmodel.py): what it draws is the
+"""Lesson 10's explorer (helpers/widgets/lesson10.py): what it draws is the
 real model's attention, every kind of input gives a message and a picture,
 and without a model it says why in one sentence."""
 
@@ -15,7 +15,7 @@ from conftest import model_available
 from helpers import pretrained
 from helpers import widgets as W
 from helpers.widgets import engine
-from helpers.widgets import realmodel
+from helpers.widgets import lesson10
 
 needs_model = pytest.mark.skipif(not model_available(),
                                  reason="no offline copy of all-MiniLM-L6-v2")
@@ -32,7 +32,7 @@ def explorers():
     """One explorer showing one head and one showing all 12 (built once: a
     figure of 12 panels takes a while to build)."""
     return {h: W.real_attention_explorer(SENTENCE, head=h)
-            for h in (3, realmodel.ALL_HEADS)}
+            for h in (3, lesson10.ALL_HEADS)}
 
 
 def _walk(w):
@@ -56,7 +56,7 @@ def test_one_head_is_exactly_the_models_attention(model, layer, head):
 @needs_model
 def test_all_heads_of_a_layer_is_the_layer(model):
     ex = W.real_attention_explorer(SENTENCE, layer=4)
-    assert ex.head.value == realmodel.ALL_HEADS
+    assert ex.head.value == lesson10.ALL_HEADS
     assert np.array_equal(ex.weights, model.run(SENTENCE).attention[4])
     assert ex.weights.shape == (12, len(ex.tokens), len(ex.tokens))
 
@@ -70,7 +70,7 @@ def test_layer_and_head_follow_the_dropdowns_without_rerunning(model):
     assert ex.run is run  # the same run: only the picture changed
     assert np.array_equal(ex.weights, model.run(SENTENCE).attention[2, 5])
     assert ex.draw_count == drawn + 2
-    ex.head.value = realmodel.ALL_HEADS
+    ex.head.value = lesson10.ALL_HEADS
     assert np.array_equal(ex.weights, ex.all_weights)
 
 
@@ -125,7 +125,7 @@ def test_long_text_is_cut_to_32_word_pieces_with_a_message(model):
     text = ("The quick brown fox jumps over the lazy dog by the bank. " * 18)[:1000]
     total = len(model.run(text).tokens)
     ex = W.real_attention_explorer(text, head=1)
-    assert len(ex.tokens) == realmodel.MAX_PIECES == 32
+    assert len(ex.tokens) == lesson10.MAX_PIECES == 32
     assert ex.tokens[-1] == "[SEP]" and ex.n_cut == total - 32
     assert f"{total - 32} of its {total} word pieces were cut" in ex.message
     assert np.array_equal(ex.weights, model.run(text, max_tokens=32).attention[0, 1])
@@ -141,7 +141,7 @@ def test_typed_html_never_reaches_an_html_widget():
 @needs_model
 def test_the_model_is_loaded_once(explorers):
     a, b = explorers.values()
-    assert a.model is b.model is realmodel._model
+    assert a.model is b.model is lesson10._model
 
 
 def test_without_a_model_one_sentence_says_why(monkeypatch):
@@ -149,7 +149,7 @@ def test_without_a_model_one_sentence_says_why(monkeypatch):
         raise pretrained.ModelNotAvailable("The pretrained model is not available: "
                                            "run load() once with internet.")
 
-    monkeypatch.setattr(realmodel, "_model", None)
+    monkeypatch.setattr(lesson10, "_model", None)
     monkeypatch.setattr(pretrained, "load", unavailable)
     ex = W.real_attention_explorer(SENTENCE)
     assert ex.message.startswith("The pretrained model is not available")

@@ -119,14 +119,52 @@ def test_no_dynamic_imports_and_no_maintainer_packages(path):
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HELPERS)))
-def test_no_helpers_file_is_longer_than_1000_lines(path):
+def test_no_helpers_file_is_longer_than_600_lines(path):
     n = len(path.read_text(encoding="utf-8").splitlines())
-    assert n <= 1000, f"{path.name}: {n} lines; split it by idea"
+    assert n <= 600, f"{path.relative_to(HELPERS)}: {n} lines; split it by idea"
 
 
-def test_tinymodel_is_numpy_only():
-    imports = {i.split(".")[0] for i in _imports(HELPERS / "tinymodel.py")}
-    assert not imports & {"matplotlib", "ipywidgets", "IPython", "PIL"}
+DISPLAY = {"matplotlib", "ipywidgets", "IPython", "PIL"}
+
+
+def _reach(graph, start):
+    """Every helpers module ``start`` imports, directly or through others."""
+    seen, todo = set(), [start]
+    while todo:
+        for dep in graph.get(todo.pop(), ()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+def test_the_models_are_numpy_only():
+    # the tiny model and everything it imports, and every module of
+    # helpers/models/: numpy, no drawing (display stays apart from them)
+    graph = _graph()
+    models = {m for m in graph if m.startswith("helpers.models")}
+    assert {"helpers.models.tiny", "helpers.models.tiny_corpus",
+            "helpers.models.tiny_training", "helpers.models.tiny_io"} <= models
+    for name in sorted(models | {"helpers.tinymodel"}):
+        for module in {name} | _reach(graph, name):
+            path = HELPERS.parent / (module.replace(".", "/") + ".py")
+            if not path.exists():
+                path = path.with_suffix("") / "__init__.py"
+            imports = {i.split(".")[0] for i in _imports(path)}
+            assert not imports & DISPLAY, f"{name} reaches {module}, which draws"
+            assert not any(m.startswith(("helpers.widgets", "helpers.plots",
+                                         "helpers.figures")) for m in graph[module])
+
+
+def test_the_figures_compute_no_attention():
+    # the still figures take arrays and draw them: no model, no widget
+    graph = _graph()
+    figures = [m for m in graph if m.startswith("helpers.figures")]
+    assert len(figures) >= 4
+    banned = ("helpers.models", "helpers.tinymodel", "helpers.widgets",
+              "helpers.attention")
+    for name in figures + ["helpers.plots"]:
+        assert not {d for d in graph[name] if d.startswith(banned)}, name
 
 
 # The explorer modules of the lessons (topic names until they are renamed
@@ -143,3 +181,22 @@ def test_no_lesson_widget_module_imports_another():
     assert len(lesson) >= 9
     bad = {m: sorted(graph[m] & lesson) for m in lesson if graph[m] & lesson}
     assert bad == {}
+
+
+def test_the_old_addresses_still_export_everything_they_list():
+    # helpers.tinymodel, helpers.plots and helpers.lexicon gather modules that
+    # were split out of them; notebooks import them by the old names
+    from helpers import heads, lexicon, plots, positions, sentences, tinymodel
+    from helpers.figures import heatmaps
+    from helpers.models import tiny, tiny_corpus, tiny_io, tiny_training
+
+    for module in (tinymodel, plots, lexicon, heads):
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert missing == [], f"{module.__name__} lists {missing} but lacks them"
+    assert tinymodel.forward is tiny.forward
+    assert tinymodel.make_sense_corpus is tiny_corpus.make_sense_corpus
+    assert tinymodel.train is tiny_training.train
+    assert tinymodel.load_trained is tiny_io.load_trained
+    assert lexicon.positional_encoding is positions.positional_encoding
+    assert heads.CURRICULUM_SENTENCES is sentences.CURRICULUM_SENTENCES
+    assert plots.heatmap is heatmaps.heatmap

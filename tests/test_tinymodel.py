@@ -261,7 +261,7 @@ def test_predict_sense_edge_cases():
 
 
 def test_load_trained_names_a_missing_file(tmp_path):
-    with pytest.raises(FileNotFoundError, match="python -m helpers.tinymodel"):
+    with pytest.raises(FileNotFoundError, match="python -m tools.make_tinymodel"):
         tm.load_trained(tmp_path / "nope.npz")
 
 

@@ -7,9 +7,15 @@ drew (``.tokens``, ``.weights``, ``.message``) against the core math.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import base64
+import importlib
+import inspect
 import io
+import json
+import re
+from pathlib import Path
 
 import ipywidgets as widgets
 import numpy as np
@@ -18,7 +24,7 @@ from matplotlib.font_manager import findfont
 
 from helpers import heads, lexicon
 from helpers import widgets as W
-from helpers.widgets import base, engine, panels, patterns, trained, words
+from helpers.widgets import EXPLORERS, base, engine, lesson04, lesson09, panels
 from helpers.attention import softmax
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -26,28 +32,49 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 def _has_weights():
     try:
-        trained._trained_model()
+        lesson09._trained_model()
     except FileNotFoundError:
         return False
     return True
 
 
-# (name, factory, name of the text box that the bad inputs go into)
-SENTENCE_EXPLORERS = [
-    ("first_taste", W.first_taste, "sentence"),
-    ("embedding_explorer", W.embedding_explorer, "sentence"),
-    ("weighted_sum_explorer", W.weighted_sum_explorer, "sentence"),
-    ("qk_explorer", W.qk_explorer, "sentence"),
-    ("pattern_explorer", W.pattern_explorer, "sentence"),
-    ("update_explorer", W.update_explorer, "sentence"),
-    ("mask_explorer", W.mask_explorer, "sentence"),
-    ("multi_head_explorer", W.multi_head_explorer, "sentence"),
-    ("cross_explorer/source", W.cross_explorer, "source"),
-    ("cross_explorer/target", W.cross_explorer, "target"),
-    pytest.param("sense_explorer", W.sense_explorer, "sentence",
-                 marks=pytest.mark.skipif(not _has_weights(),
-                                          reason="data/tinymodel_weights.npz missing")),
-]
+# The explorers of the lessons that read the toy lexicon (00-09; 10 and 11
+# read word pieces, 12 reads no text: their own test files feed them odd
+# input), from the one table of explorers.
+LEXICON_LESSONS = range(0, 10)
+
+
+def _text_boxes(factory):
+    """The names of an explorer's text inputs (``sentence``, or ``source``
+    and ``target``), found on a freshly made explorer."""
+    ex = factory()
+    try:
+        names = {}  # the first attribute naming each widget (.source, not .sentence)
+        for k, w in vars(ex).items():
+            if isinstance(w, widgets.Widget):
+                names.setdefault(id(w), k)
+        return [names[id(w)] for w in _all_widgets(ex) if isinstance(w, widgets.Text)
+                and "attn-input" in w._dom_classes]
+    finally:
+        ex.close()
+
+
+def _sentence_explorers():
+    """(name, factory, name of the text box that the bad inputs go into) for
+    every text box of every toy-lexicon explorer of :data:`EXPLORERS`."""
+    cases = []
+    for row in EXPLORERS:
+        if row.lesson not in LEXICON_LESSONS:
+            continue
+        boxes = _text_boxes(row.factory)
+        for box in boxes:
+            name = row.name if len(boxes) == 1 else f"{row.name}/{box}"
+            marks = [pytest.mark.skipif(
+                not _has_weights(), reason="data/tinymodel_weights.npz missing")
+            ] if row.lesson == 9 else []
+            cases.append(pytest.param(name, row.factory, box, marks=marks, id=name))
+    return cases
+
 
 LONG = " ".join(["the cat sat on the mat by the river bank"] * 30)  # 300 words
 BAD_INPUTS = {
@@ -101,7 +128,7 @@ def made():
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
-@pytest.mark.parametrize("name,factory,box", SENTENCE_EXPLORERS)
+@pytest.mark.parametrize("name,factory,box", _sentence_explorers())
 def test_any_input(made, name, factory, box, case):
     ex = made(factory)
     if box == "source":  # keep the other box of the cross explorer sensible
@@ -363,7 +390,7 @@ def test_sense_explorer_without_weights(monkeypatch):
     def missing():
         raise FileNotFoundError("no weights")
 
-    monkeypatch.setattr(trained, "_trained_model", missing)
+    monkeypatch.setattr(lesson09, "_trained_model", missing)
     ex = W.sense_explorer("the river bank")
     assert "weights are missing" in ex.message
     assert ex.last_error is None and bytes(ex.picture.value).startswith(PNG)
@@ -466,9 +493,10 @@ def test_mimebundle_flushes_a_pending_picture():
 
 
 def test_dom_classes():
-    for factory in (W.first_taste, W.pattern_explorer, W.cross_explorer,
-                    W.parameter_calculator):
-        ex = factory()
+    for row in EXPLORERS:
+        if row.lesson not in LEXICON_LESSONS:
+            continue  # lessons 10-12: their own test files check their classes
+        ex = row.factory()
         assert "attn-explorer" in ex._dom_classes
         assert "attn-picture" in ex.picture._dom_classes
         assert "attn-message" in ex.message_label._dom_classes
@@ -579,7 +607,7 @@ def test_feature_names_are_readable_and_grouped(factory, panel):
         assert ink[-1] - ink[0] + 1 < pitch, t.get_text()
         longest = max(longest, mask.shape[0])
     # groups: separators between them, names below the labels, inside the figure
-    groups = words.feature_groups()
+    groups = panels.feature_groups()
     assert [g[0] for g in groups] == ["part of speech", "meaning fields", "flags"]
     assert sum(g[1] for g in groups) == len(lexicon.FEATURES)
     assert groups[0][1] == lexicon.FEATURES.index("person")
@@ -672,7 +700,7 @@ def _token_explorer(name, n):
         "weighted_sum": lambda: W.weighted_sum_explorer(text, "bank"),
         "qk": lambda: W.qk_explorer(text, "creature"),
         "pattern": lambda: W.pattern_explorer(text),
-        "pattern/video": lambda: W.pattern_explorer(text, convention=patterns._VIDEO),
+        "pattern/video": lambda: W.pattern_explorer(text, convention=lesson04._VIDEO),
         "update": lambda: W.update_explorer(text, "bank"),
         "update/adjective": lambda: W.update_explorer(text, "creature",
                                                       head="adjective"),
@@ -928,3 +956,130 @@ def test_margins_are_trimmed_but_the_placeholder_keeps_its_picture():
     ex.sentence.value = ""
     assert Image.open(io.BytesIO(bytes(ex.picture.value))).size[0] == full
     ex.close()
+
+
+# --------------------------------------------------------------------------
+# one module per lesson, one table of explorers (issue 20)
+# --------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+WIDGETS = ROOT / "helpers" / "widgets"
+LESSON_MODULE = re.compile(r"helpers\.widgets\.lesson\d\d")
+
+
+def _lesson_modules():
+    return sorted(WIDGETS.glob("lesson[0-9][0-9].py"))
+
+
+def test_every_row_is_its_lessons_module_and_every_explorer_has_a_row():
+    assert len(EXPLORERS) >= 14
+    assert len({row.name for row in EXPLORERS}) == len(EXPLORERS)
+    assert len({row.tab for row in EXPLORERS}) == len(EXPLORERS)
+    assert [row.lesson for row in EXPLORERS] == sorted(row.lesson for row in EXPLORERS)
+    for row in EXPLORERS:
+        assert row.factory.__module__ == f"helpers.widgets.lesson{row.lesson:02d}"
+        assert row.factory.__doc__.startswith(f"Lesson {row.lesson:02d}:"), row.name
+        assert getattr(W, row.name) is row.factory and row.name in W.__all__
+        assert row.instruction and "\n" not in row.instruction, row.name
+        assert len(row.instruction) <= 90, row.name
+    # a lesson module per lesson with an explorer, and nothing else
+    assert [int(p.stem[6:]) for p in _lesson_modules()] == sorted(
+        {row.lesson for row in EXPLORERS})
+    # every public factory documented "Lesson NN: ..." is in the table
+    factories = set()
+    for path in _lesson_modules():
+        module = importlib.import_module(f"helpers.widgets.{path.stem}")
+        for name, obj in vars(module).items():
+            if (inspect.isfunction(obj) and obj.__module__ == module.__name__
+                    and not name.startswith("_")
+                    and (obj.__doc__ or "").startswith("Lesson ")):
+                factories.add(name)
+    assert factories == {row.name for row in EXPLORERS}
+
+
+def _imported(node):
+    """The modules an import statement names (``from a import b``: a and a.b)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        base = ("helpers.widgets" + ("." + node.module if node.module else "")
+                if node.level else node.module or "")
+        return [base] + [f"{base}.{a.name}" for a in node.names]
+    return []
+
+
+def test_lesson_modules_are_short_and_import_no_other_lesson_module():
+    for path in _lesson_modules():
+        text = path.read_text(encoding="utf-8")
+        assert len(text.splitlines()) <= 300, path.name
+        own = f"helpers.widgets.{path.stem}"
+        others = {m for node in ast.walk(ast.parse(text))  # lazy imports too
+                  for m in _imported(node)
+                  if LESSON_MODULE.fullmatch(m) and m != own}
+        assert others == set(), f"{path.name} imports {sorted(others)}"
+
+
+def _refers(node, names):
+    """The explorer names that ``node`` itself refers to: ``W.pattern_explorer``,
+    ``pattern_explorer`` or the string ``"pattern_explorer"``."""
+    if isinstance(node, ast.Name):
+        found = {node.id}
+    elif isinstance(node, ast.Attribute):
+        found = {node.attr}
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        found = {node.value}
+    else:
+        return set()
+    return found & names
+
+
+def _hand_written_lists(tree, names):
+    """Literal lists, tuples, sets and dicts of ``tree`` whose items refer to
+    three or more explorers (an item: a name, or a tuple/call holding one)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items = node.elts
+        elif isinstance(node, ast.Dict):
+            items = [k for k in node.keys if k is not None] + node.values
+        else:
+            continue
+        found = set()
+        for item in items:
+            found |= _refers(item, names)
+            if isinstance(item, (ast.Tuple, ast.List)):
+                parts = item.elts
+            elif isinstance(item, ast.Call):
+                parts = [item.func] + item.args
+            else:
+                parts = []
+            for part in parts:
+                found |= _refers(part, names)
+        if len(found) >= 3:
+            yield node.lineno, sorted(found)
+
+
+def test_explorer_names_are_listed_in_exactly_one_table():
+    names = {row.name for row in EXPLORERS}
+    sources = [p for d in ("helpers", "tests", "tools")
+               for p in (ROOT / d).rglob("*.py")]
+    found = {}
+    for path in sources:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, which in _hand_written_lists(tree, names):
+            found[f"{path.relative_to(ROOT)}:{line}"] = which
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for i, cell in enumerate(cells):
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:  # a cell with IPython magics
+                continue
+            for line, which in _hand_written_lists(tree, names):
+                found[f"{path.relative_to(ROOT)} cell {i}:{line}"] = which
+    table = [k for k in found if k.startswith("helpers/widgets/__init__.py:")]
+    assert len(table) == 1, found  # EXPLORERS
+    del found[table[0]]
+    assert found == {}, "explorer names listed outside helpers.widgets.EXPLORERS"
+

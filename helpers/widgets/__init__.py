@@ -38,46 +38,106 @@ box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
 ``attn-layer``, ...).
 
-Modules: ``engine`` (drawing), ``panels`` (heatmap, bars), ``base`` (the
-explorer base, reading sentences), then one module per lesson group:
-``words`` (00-02), ``patterns`` (03-04), ``updates`` (05-06), ``multihead``
-(07), ``cross`` (08), ``trained`` (09, with the training monitor),
-``realmodel`` (10, a real pretrained model), ``lesson11`` (11, the small
-GPT: attention and next-token prediction, ``gpt_explorer``), ``lesson12``
-(12, tiled attention sweeping the score grid, ``tiling_explorer``).
+Modules: ``engine`` (drawing), ``panels`` (heatmap, bars, the pixel
+heatmap, the feature-column heatmap), ``base`` (the explorer base, reading
+sentences, the token picker), then ``lessonNN`` for every lesson with an
+explorer (``lesson00`` ... ``lesson12``, the numbers of ``checks/lessonNN.py``);
+no lesson module imports another. :data:`EXPLORERS` below is the one table of
+explorers (lesson, tab title, factory, one-line instruction): the playground's
+tabs, the widget tests and the widget benchmark read it. Adding an explorer
+is one function in ``lessonNN.py`` plus one import and one row here.
 """
 
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
 from helpers.attention import attention_parameters
-from helpers.widgets.cross import cross_explorer
 from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, mime_bundle
+from helpers.widgets.lesson00 import first_taste
+from helpers.widgets.lesson01 import embedding_explorer
+from helpers.widgets.lesson02 import weighted_sum_explorer
+from helpers.widgets.lesson03 import qk_explorer
+from helpers.widgets.lesson04 import pattern_explorer
+from helpers.widgets.lesson05 import update_explorer
+from helpers.widgets.lesson06 import mask_explorer
+from helpers.widgets.lesson07 import multi_head_explorer, parameter_calculator
+from helpers.widgets.lesson08 import cross_explorer
+from helpers.widgets.lesson09 import TrainingMonitor, loss_figure, sense_explorer
+from helpers.widgets.lesson10 import real_attention_explorer
 from helpers.widgets.lesson11 import gpt_explorer
 from helpers.widgets.lesson12 import tiling_explorer
-from helpers.widgets.multihead import multi_head_explorer, parameter_calculator
-from helpers.widgets.patterns import pattern_explorer, qk_explorer
-from helpers.widgets.realmodel import real_attention_explorer
-from helpers.widgets.trained import TrainingMonitor, loss_figure, sense_explorer
-from helpers.widgets.updates import mask_explorer, update_explorer
-from helpers.widgets.words import embedding_explorer, first_taste, weighted_sum_explorer
+
+
+class ExplorerRow(NamedTuple):
+    """One explorer: its lesson, the playground tab's title (after the
+    lesson number), the factory and a one-line instruction for the tab."""
+
+    lesson: int
+    title: str
+    factory: Callable
+    instruction: str
+
+    @property
+    def name(self) -> str:
+        """The factory's public name, e.g. ``"pattern_explorer"``."""
+        return self.factory.__name__
+
+    @property
+    def tab(self) -> str:
+        """The playground tab's title, e.g. ``"04 Pattern"``."""
+        return f"{self.lesson:02d} {self.title}"
+
+
+#: The one table of explorers, in teaching order.
+EXPLORERS = (
+    ExplorerRow(0, "First look", first_taste,
+                "Type any sentence: each row shows where that word looks."),
+    ExplorerRow(1, "Embeddings", embedding_explorer,
+                "Type a sentence: one row of features per word; a red '?' marks an "
+                "unknown word."),
+    ExplorerRow(2, "Weighted sum", weighted_sum_explorer,
+                "Pick a target word: its new vector is the weighted sum of the whole "
+                "sentence."),
+    ExplorerRow(3, "Query, key", qk_explorer,
+                "Pick a query token and compare what it looks for with what every key "
+                "offers."),
+    ExplorerRow(4, "Pattern", pattern_explorer,
+                "Drag the temperature: low sharpens each row, high flattens it."),
+    ExplorerRow(5, "Update", update_explorer,
+                "Pick 'bank' or 'mole' and change the clue words: watch the sense "
+                "move."),
+    ExplorerRow(6, "Masking", mask_explorer,
+                "Step through scores, mask, softmax and output; switch the mask off "
+                "and on."),
+    ExplorerRow(7, "Heads", multi_head_explorer,
+                "Pick one head, or all of them, on the same sentence."),
+    ExplorerRow(7, "Parameters", parameter_calculator,
+                "Change d_model, d_k, heads and layers: count the parameters of "
+                "attention."),
+    ExplorerRow(8, "Cross", cross_explorer,
+                "Edit the English or the French sentence: rows are French queries."),
+    ExplorerRow(9, "Trained model", sense_explorer,
+                "Type a sentence with 'bank' or 'mole': the trained model picks a "
+                "sense."),
+    ExplorerRow(10, "Real model", real_attention_explorer,
+                "Type any sentence: a real model's 12 heads of one layer, or pick one "
+                "head."),
+    ExplorerRow(11, "GPT", gpt_explorer,
+                "Type a prompt: a small GPT's attention and next tokens; Generate adds "
+                "20."),
+    ExplorerRow(12, "At scale", tiling_explorer,
+                "Step through the key blocks: running max and sum per row; change "
+                "block and window."),
+)
 
 __all__ = [
+    "EXPLORERS",
     "MAX_TOKENS",
     "WEIGHT_RANGE",
+    "ExplorerRow",
     "TrainingMonitor",
     "attention_parameters",
-    "cross_explorer",
-    "embedding_explorer",
-    "first_taste",
-    "gpt_explorer",
     "loss_figure",
-    "mask_explorer",
     "mime_bundle",
-    "multi_head_explorer",
-    "parameter_calculator",
-    "pattern_explorer",
-    "qk_explorer",
-    "real_attention_explorer",
-    "sense_explorer",
-    "tiling_explorer",
-    "update_explorer",
-    "weighted_sum_explorer",
-]
+] + [row.name for row in EXPLORERS]

@@ -12,6 +12,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
 
+from helpers import lexicon
 from helpers.plots import number_text
 from helpers.widgets.engine import (
     BAD_COLOUR,
@@ -364,3 +365,27 @@ class FastHeatmap(Heatmap):
     def update(self, data, *args, vmin=0.0, vmax=1.0, **kw):
         self.pixels.set_data(data, vmin, vmax)
         return super().update(data, *args, vmin=vmin, vmax=vmax, **kw)
+
+
+def feature_groups():
+    """The feature columns of the toy lexicon in groups: [(name, number of
+    columns), ...] (part of speech | meaning fields | flags)."""
+    lex = lexicon
+    n_pos = len(getattr(lex, "POS_TAGS", ()))
+    n_fields = len(getattr(lex, "FIELDS", ()))
+    n_flags = len(lex.FEATURES) - n_pos - n_fields
+    if not n_pos or not n_fields or n_flags < 0:
+        return [("named features", len(lex.FEATURES))]
+    groups = [("part of speech", n_pos), ("meaning fields", n_fields)]
+    return groups + ([("flags", n_flags)] if n_flags else [])
+
+
+def feature_heatmap(art, rect, cbar_rect, **kw):
+    """A :class:`Heatmap` with one column per named feature of the lexicon
+    (lessons 01 and 02), in readable labels and grouped by
+    :func:`feature_groups`."""
+    feats = list(lexicon.FEATURES)
+    heat = Heatmap(art, rect, cbar_rect=cbar_rect, cols=len(feats),
+                   col_size=FEATURE_LABEL_SIZE, **kw)
+    heat.group_columns(feature_groups(), feats)
+    return heat

@@ -67,59 +67,87 @@ REAL_LAST = ("dawn", "noon", "night", "dusk", "home", "once", "last", "six",
              "ten", "nine", "five", "four", "seven", "eight", "three", "two")
 
 
+# lessons whose explorers have their own tables below (a real model, the
+# GPT, the tiling sweep); every other row of the table is timed generically
+OWN_TABLE = {10: "_real_model_table", 11: "_gpt_table", 12: "_scale_settings"}
+
+
+def _generic_rows():
+    """The rows of ``helpers.widgets.EXPLORERS`` timed by the first two tables."""
+    return [row for row in W.EXPLORERS if row.lesson not in OWN_TABLE]
+
+
+def _inputs(ex):
+    """``{name: widget}`` of an explorer's inputs (first attribute naming each)."""
+    import ipywidgets as widgets
+
+    names = {}
+    for k, w in vars(ex).items():
+        if isinstance(w, widgets.Widget) and "attn-input" in w._dom_classes:
+            names.setdefault(id(w), (k, w))
+    return dict(names.values())
+
+
 def _explorers():
-    """(name, factory, input widget getter, value A, value B)."""
-    return [
-        ("first_taste", W.first_taste, "sentence", S1, S2),
-        ("embedding_explorer", W.embedding_explorer, "sentence", S1, S2),
-        ("weighted_sum_explorer", W.weighted_sum_explorer, "sentence", S1, S2),
-        ("qk_explorer", W.qk_explorer, "sentence", S1, S2),
-        ("pattern_explorer", W.pattern_explorer, "sentence", S1, S2),
-        ("update_explorer", W.update_explorer, "sentence", S1, S2),
-        ("mask_explorer", W.mask_explorer, "sentence", S1, S2),
-        ("multi_head_explorer", W.multi_head_explorer, "sentence", S1, S2),
-        ("parameter_calculator", W.parameter_calculator, "d_model", 12288, 4096),
-        ("cross_explorer", lambda: W.cross_explorer(EN, FR1), "target", FR1, FR2),
-        ("sense_explorer", W.sense_explorer, "sentence", S1, S2),
-    ]
+    """(name, factory, input, value A, value B): the sentence of every
+    explorer of the table that has one (two 12-token sentences), else its
+    first input (a number and a third of it)."""
+    out = []
+    for row in _generic_rows():
+        ex = row.factory()
+        inputs = _inputs(ex)
+        if hasattr(ex, "sentence"):
+            out.append((row.name, row.factory, "sentence", S1, S2))
+        else:
+            attr, w = next(iter(inputs.items()))
+            out.append((row.name, row.factory, attr, w.value, max(1, w.value // 3)))
+        ex.close()
+    return out
+
+
+def _two_values(w):
+    """Two different values for input ``w`` (None when it has only one)."""
+    import ipywidgets as widgets
+
+    if isinstance(w, widgets.Checkbox):
+        return True, False
+    if isinstance(w, (widgets.FloatSlider, widgets.IntSlider)):
+        span = w.max - w.min
+        return w.min + 0.1 * span, w.min + 0.4 * span
+    if isinstance(w, (widgets.Dropdown, widgets.ToggleButtons)):
+        if len(w.options) < 2:
+            return None
+        values = []
+        for i in (0, len(w.options) - 1):
+            w.index = i
+            values.append(w.value)
+        return tuple(values)
+    return None  # text boxes and number boxes: the first table times them
+
+
+def _with_sentence(factory):
+    def make():
+        ex = factory()
+        if hasattr(ex, "sentence"):
+            ex.sentence.value = S1
+        return ex
+    return make
 
 
 def _settings():
-    """Updates that keep the sentence: (name, factory, input, A, B)."""
-    return [
-        (
-            "pattern_explorer.temperature",
-            lambda: W.pattern_explorer(S1),
-            "temperature",
-            0.5,
-            2.0,
-        ),
-        (
-            "pattern_explorer.convention",
-            lambda: W.pattern_explorer(S1),
-            "convention",
-            "rows = queries",
-            "video: keys as rows",
-        ),
-        ("qk_explorer.token", lambda: W.qk_explorer(S1), "token", 3, 11),
-        (
-            "weighted_sum_explorer.token",
-            lambda: W.weighted_sum_explorer(S1),
-            "token",
-            3,
-            11,
-        ),
-        ("update_explorer.token", lambda: W.update_explorer(S1), "token", 3, 11),
-        ("mask_explorer.step", lambda: W.mask_explorer(S1), "step", 2, 3),
-        ("mask_explorer.mask", lambda: W.mask_explorer(S1), "mask", True, False),
-        (
-            "multi_head_explorer.head",
-            lambda: W.multi_head_explorer(S1),
-            "head",
-            "all heads",
-            "sense",
-        ),
-    ] + _scale_settings()
+    """Updates that keep the sentence: (name, factory, input, A, B) for every
+    other input of every explorer of the table."""
+    out = []
+    for row in _generic_rows():
+        make = _with_sentence(row.factory)
+        ex = make()
+        with ex.quietly():
+            for attr, w in _inputs(ex).items():
+                values = None if attr == "sentence" else _two_values(w)
+                if values is not None:
+                    out.append((f"{row.name}.{attr}", make, attr, *values))
+        ex.close()
+    return out + _scale_settings()
 
 
 def _scale_settings():
@@ -213,9 +241,9 @@ def _real_sentences(model, n):
 
 def _real_model_table(n):
     """Lesson 10's explorer: a new 16-word-piece sentence per keystroke."""
-    from helpers.widgets import realmodel
+    from helpers.widgets import lesson10
 
-    model, why = realmodel._shared_model()
+    model, why = lesson10._shared_model()
     if model is None:
         print(f"real_attention_explorer: skipped ({why})")
         return []
@@ -223,13 +251,13 @@ def _real_model_table(n):
     print(f"real_attention_explorer, keystroke -> new picture, 16 word pieces, "
           f"{n} updates; target median <= {REAL_TARGET_MEDIAN:.0f} ms")
     rows = []
-    for head, chunk in ((3, texts[:n + 2]), (realmodel.ALL_HEADS, texts[n + 2:])):
+    for head, chunk in ((3, texts[:n + 2]), (lesson10.ALL_HEADS, texts[n + 2:])):
         ex = W.real_attention_explorer(texts[0], layer=2, head=head)
         ex.sentence.value = chunk[1]  # warm up
         start = len(CPU)
         times = _time_updates(ex, "sentence", chunk[2:])
         cpu = np.median(CPU[start:])
-        label = "one head" if head != realmodel.ALL_HEADS else "all 12 heads"
+        label = "one head" if head != lesson10.ALL_HEADS else "all 12 heads"
         med, p95 = np.median(times), np.percentile(times, 95)
         ok = "ok" if med <= REAL_TARGET_MEDIAN else "SLOW"
         print(f"  {label:<14} median {med:6.1f} ms, p95 {p95:6.1f} ms  {ok}   "

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, free_port, lab_env
+from helpers.widgets import EXPLORERS
 from test_browser import CHANGE_TIMEOUT, JS_DOM_ERRORS, change_input, changed, \
     picture_state, wait_for
 
@@ -97,7 +98,10 @@ def test_playground_in_voila(voila_url, browser, screenshot_dir):
         titles = page.locator(".attn-playground .lm-TabBar-tab")
         count = titles.count()
         explorers = page.locator(".attn-playground .attn-explorer")
-        assert count >= 13 and explorers.count() == count
+        # one tab per row of the table of explorers, in its order
+        assert [titles.nth(i).inner_text().strip() for i in range(count)] == [
+            row.tab for row in EXPLORERS]
+        assert explorers.count() == count
         assert page.locator(".attn-instruction").count() == count
         problems = []
         for i in range(count):

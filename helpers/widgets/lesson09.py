@@ -85,7 +85,7 @@ class _SenseExplorer(Explorer):
             params = _trained_model()
         except FileNotFoundError:
             notes.append("The trained weights are missing: run "
-                         "'python -m helpers.tinymodel' to make them.")
+                         "'python -m tools.make_tinymodel' to make them.")
             return _empty_state(empty, placeholder="No trained weights")
         pred = tinymodel.predict_sense(params, " ".join(tokens))
         if pred.unknown:

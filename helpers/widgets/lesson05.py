@@ -1,5 +1,5 @@
-"""Lessons 05-06: the values that flow into a token (and the sense it ends
-up with), and the causal mask step by step."""
+"""Lesson 05: the values that flow into a token, and the sense it ends up
+with."""
 
 from __future__ import annotations
 
@@ -9,14 +9,8 @@ import ipywidgets as widgets
 import numpy as np
 
 from helpers import heads, lexicon
-from helpers.attention import (
-    causal_mask,
-    scaled_dot_product_attention,
-    softmax,
-)
+from helpers.attention import scaled_dot_product_attention
 from helpers.widgets.base import (
-    sense_name,
-    sense_verdict,
     Explorer,
     TokenPicker,
     _choose,
@@ -27,18 +21,20 @@ from helpers.widgets.base import (
     _sentence,
     _sentence_box,
     _value_up,
+    sense_name,
+    sense_verdict,
 )
 from helpers.widgets.engine import (
     AXIS_SIZE,
     BAR_HIGHLIGHT,
     FEATURE_LABEL_SIZE,
     MAX_TOKENS,
-    WEIGHT_RANGE,
     fit_label,
     label_width,
     nice_limit,
 )
 from helpers.widgets.panels import Bars, Heatmap
+
 
 _UPDATE_HEADS = {"sense": "sense_head", "adjective": "adjective_head",
                  "previous token": "previous_token_head"}
@@ -182,98 +178,3 @@ def update_explorer(sentence=None, token=None, head="sense"):
                          head)
     _choose(ex, token)
     return ex
-
-
-# --------------------------------------------------------------------------
-# 06: masking
-# --------------------------------------------------------------------------
-_STEPS = [("1 scores", 1), ("2 masked scores", 2), ("3 softmax", 3), ("4 output", 4)]
-
-
-class _MaskExplorer(Explorer):
-    kind = "mask_explorer"
-    figsize = (7.4, 5.8)
-
-    # state set by every update
-    scores: np.ndarray | None = None  # Q K^T / sqrt(d_k), (n, n)
-    masked_scores: np.ndarray | None = None  # scores with -inf above the diagonal
-    output: np.ndarray | None = None  # dE = A V in the written columns
-    shown: np.ndarray | None = None  # the drawn array
-
-    def __init__(self, sentence, masked, step):
-        self.sentence = _sentence_box(sentence)
-        self.mask = widgets.Checkbox(value=masked, description="causal mask",
-                                     indent=False)
-        self.step = widgets.ToggleButtons(options=_STEPS, value=step)
-        super().__init__([self.sentence, widgets.HBox([self.mask, self.step])],
-                         [self.sentence, self.mask, self.step])
-
-    def _build(self, art):
-        head = _head("adjective_head")
-        self._cols = np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
-        art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
-                           cbar_rect=[0.83, 0.25, 0.03, 0.63],
-                           cols=max(MAX_TOKENS, len(self._cols)))
-
-    def _compute(self):
-        r = _read(self.sentence.value)
-        if r.empty:
-            return _empty_state(r)
-        head = _head("adjective_head")
-        Q, K, V = _project(head, r.E)
-        n, d_k = Q.shape
-        scores = Q @ K.T / np.sqrt(d_k)
-        allowed = causal_mask(n) if self.mask.value else np.ones((n, n), bool)
-        masked = np.where(allowed, scores, -np.inf)
-        A = softmax(masked)
-        out = (A @ _value_up(head, V))[:, self._cols]
-        step = int(self.step.value)
-        shown = {1: scores, 2: masked, 3: A, 4: out}[step]
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=A, step=step, shown=shown, masked_on=bool(
-                                   self.mask.value), notes=r.notes,
-                               extra={"scores": scores, "masked_scores": masked,
-                                      "output": out, "shown": shown})
-
-    def _paint(self, art, s):
-        on = "causal mask on" if s.masked_on else "no mask"
-        if s.step in (1, 2):
-            finite = s.shown[np.isfinite(s.shown)]
-            lim = nice_limit(np.max(np.abs(finite)) if finite.size else 1.0)
-            vmin, vmax = -lim, lim
-        elif s.step == 3:
-            vmin, vmax = WEIGHT_RANGE
-        else:
-            lim = nice_limit(max(np.max(np.abs(s.shown)), 1e-9))
-            vmin, vmax = -lim, lim
-        if s.step == 4:
-            feats = lexicon.feature_names()
-            cols, xlabel = [feats[c] for c in self._cols], "feature of the update dE"
-        else:
-            cols, xlabel = s.labels, "key"
-        title = {
-            1: "Step 1: scores Q K^T / sqrt(d_k)",
-            2: "Step 2: masked scores (grey = -inf, a later token)"
-            if s.masked_on else "Step 2: masked scores (mask is off: nothing hidden)",
-            3: "Step 3: softmax of each row (masked weights are exactly 0)",
-            4: "Step 4: output dE = A V W_up (one row per token)",
-        }[s.step]
-        clabel = ("score" if s.step < 3 else
-                                  "attention weight" if s.step == 3 else "value")
-        key = art.heat.update(s.shown, s.labels, cols, title=f"{title}\n({on})",
-                              xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax,
-                              features=s.step == 4)
-        art.heat.cbar.set_label(clabel)
-        return key + (clabel,)
-
-
-def mask_explorer(sentence=None, masked=True, step=3):
-    """Lesson 06: the causal mask, step by step.
-
-    ``.mask`` switches the causal mask on/off; ``.step`` (1-4) shows the
-    scores, the masked scores (``-inf`` drawn grey), the softmax weights and
-    the output ``dE = A V W_up`` of the adjective head. ``.weights`` is always the
-    (n, n) pattern after the mask; ``.shown`` is the drawn array.
-    """
-    return _MaskExplorer(_sentence("creature") if sentence is None else sentence,
-                         masked, step)

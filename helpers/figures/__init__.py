@@ -1,0 +1,2 @@
+"""Still figures by kind: ``heatmaps``, ``vectors``, ``charts``, sharing
+``common``. ``helpers.plots`` gathers them (the notebooks' address)."""

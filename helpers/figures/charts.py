@@ -1,0 +1,214 @@
+"""Bars and lines: one weight per token (``bar_view``), measured cost
+against size on log-log axes (``loglog_cost``) and a word's vectors
+separating by sense, layer by layer (``sense_by_layer``, lesson 10)."""
+
+from __future__ import annotations
+
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import Normalize
+from matplotlib.patches import Patch
+from matplotlib.ticker import (
+    FixedFormatter,
+    FixedLocator,
+    NullFormatter,
+    NullLocator,
+)
+
+from helpers.figures.common import (
+    AttentionFigure,
+    _empty_message,
+    _labels,
+    _new_figure,
+    _scalar_mappable,
+    _token_ticks,
+)
+
+
+def bar_view(
+    values,
+    labels=None,
+    *,
+    title="Values",
+    xlabel=None,
+    ylabel="value",
+    highlight=None,
+    cmap="viridis",
+    colorbar_label=None,
+    colorbar=True,
+    figsize=None,
+) -> AttentionFigure:
+    """Labelled bars, for one query's scores or weights (or any 1-D values).
+
+    Bars are coloured by their value (with a colour bar), so a bar chart of
+    weights reads the same way as a heatmap row. ``colorbar=False`` leaves
+    the colour bar out when the height already says everything (the bars
+    keep their colours). ``highlight`` (an index or label) outlines one bar.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1:
+        raise ValueError(f"values must be 1-D, got shape {v.shape}")
+    names = _labels(labels, v.size, "labels", v.shape)
+    if isinstance(highlight, str):
+        highlight = names.index(highlight) if highlight in names else None
+    fig = _new_figure(figsize or (min(14.0, 2.8 + 0.35 * max(v.size, 4)), 3.6))
+    ax = fig.add_subplot()
+    ax.set_title(title)
+    ax.set_xlabel("token" if xlabel is None else xlabel)
+    ax.set_ylabel(ylabel)
+    finite = v[np.isfinite(v)]
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        norm = Normalize(min(lo, 0.0), hi if hi > min(lo, 0.0) else min(lo, 0.0) + 1)
+    else:
+        norm = Normalize(0.0, 1.0)
+    if v.size == 0:
+        _empty_message(ax, "nothing to show")
+    else:
+        colour_map = colormaps[cmap] if isinstance(cmap, str) else cmap
+        bars = ax.bar(
+            np.arange(v.size),
+            np.nan_to_num(v),
+            color=colour_map(norm(v)),
+            edgecolor="0.3",
+            linewidth=0.5,
+            gid="bars",
+        )
+        if highlight is not None and 0 <= int(highlight) < v.size:
+            bars[int(highlight)].set_edgecolor("black")
+            bars[int(highlight)].set_linewidth(2.5)
+        ax.axhline(0, color="0.3", linewidth=0.8)
+        ax.set_xlim(-0.6, v.size - 0.4)
+        _token_ticks(ax, "x", names)
+    if colorbar:
+        fig.colorbar(
+            _scalar_mappable(norm, cmap),
+            ax=ax,
+            label=ylabel if colorbar_label is None else colorbar_label,
+        )
+    return fig
+
+
+def _measured_size_ticks(ax, sizes, most: int = 8) -> None:
+    """Tick the log x-axis at the measured sizes only, as plain numbers
+    (256, 512, 1024, ...), with no minor ticks or labels in between."""
+    ticks = np.unique(sizes)
+    step = max(1, int(np.ceil(len(ticks) / most)))
+    ticks = ticks[::step]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(
+        FixedFormatter([f"{t:.0f}" if t == round(t) else f"{t:g}" for t in ticks])
+    )
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def loglog_cost(
+    sizes,
+    seconds,
+    megabytes=None,
+    *,
+    title="Attention cost grows with n²",
+    figsize=None,
+) -> AttentionFigure:
+    """Time (and memory) of attention against context size, on log-log axes.
+
+    Each panel has a dashed slope-2 guide (cost proportional to n²) through
+    the last measurement; a line parallel to it grows quadratically.
+    """
+    n = np.asarray(sizes, dtype=float)
+    panels = [("time (ms)", np.asarray(seconds, dtype=float) * 1e3)]
+    if megabytes is not None:
+        panels.append(
+            ("memory of the weights (MiB)", np.asarray(megabytes, dtype=float))
+        )
+    for label, y in panels:
+        if y.shape != n.shape:
+            raise ValueError(f"{label}: {y.shape} values for {n.shape} sizes")
+    fig = _new_figure(figsize or (4.6 * len(panels) + 0.6, 4.0))
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (label, y) in zip(axes, panels):
+        ax.set_xlabel("context size n (tokens)")
+        ax.set_ylabel(label)
+        ax.set_title(label.split(" (")[0])
+        ok = (n > 0) & (y > 0) & np.isfinite(y)
+        if not ok.any():
+            _empty_message(ax, "no measurements")
+            continue
+        ax.loglog(
+            n[ok], y[ok], "o-", color=colormaps["viridis"](0.25), label="measured"
+        )
+        ref_n, ref_y = n[ok][-1], y[ok][-1]
+        guide = ref_y * (n[ok] / ref_n) ** 2
+        ax.loglog(n[ok], guide, "--", color="0.4", label="∝ n² (slope 2)")
+        _measured_size_ticks(ax, n[ok])
+        ax.legend(fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(title)
+    return fig
+
+
+def sense_by_layer(
+    cos_gap,
+    coords,
+    senses,
+    *,
+    sense_names=("sense 0", "sense 1"),
+    word="bank",
+    layers_shown=None,
+    title=None,
+    figsize=None,
+) -> AttentionFigure:
+    """How one word's vectors separate by sense, layer by layer.
+
+    cos_gap : (m, L + 1), for each of ``m`` sentences and each layer the
+        cosine to sense 0's centroid minus the cosine to sense 1's.
+    coords : (L + 1, m, 2), a 2-D projection of the ``m`` vectors per layer.
+    senses : (m,) int in {0, 1}, each sentence's sense (colour).
+
+    Left: one line per sentence over the layers (above 0 = nearer sense 0).
+    Right: the 2-D projection at the layers in ``layers_shown`` (by default
+    0, 1 and the last), one panel each, points coloured by sense.
+    """
+    gap = np.asarray(cos_gap, dtype=float)
+    coords = np.asarray(coords, dtype=float)
+    senses = np.asarray(senses, dtype=int)
+    m, n_layers = gap.shape if gap.ndim == 2 else (0, 0)
+    if gap.ndim != 2 or coords.shape != (n_layers, m, 2) or senses.shape != (m,):
+        raise ValueError(
+            f"cos_gap (m, L+1), coords (L+1, m, 2) and senses (m,) must agree; got "
+            f"{gap.shape}, {coords.shape}, {senses.shape}"
+        )
+    if layers_shown is None:
+        layers_shown = sorted({0, min(1, n_layers - 1), n_layers - 1})
+    colours = [colormaps["viridis"](0.15), colormaps["viridis"](0.8)]
+    markers = ["o", "s"]
+    fig = _new_figure(figsize or (4.4 + 3.0 * len(layers_shown), 3.8))
+    grid = fig.add_gridspec(1, 1 + len(layers_shown),
+                            width_ratios=[1.5] + [1] * len(layers_shown))
+    ax = fig.add_subplot(grid[0, 0])
+    for k in range(m):
+        ax.plot(range(n_layers), gap[k], marker=markers[senses[k]], ms=4,
+                color=colours[senses[k]], alpha=0.8)
+    ax.axhline(0, color="0.5", lw=0.8, ls="--")
+    ax.set_xticks(range(n_layers))
+    ax.set_xlabel("layer (0 = embeddings)")
+    ax.set_ylabel(f"cos to {sense_names[0]} − cos to {sense_names[1]}")
+    ax.set_title(f'"{word}": nearer which sense?')
+    for j, layer in enumerate(layers_shown):
+        axp = fig.add_subplot(grid[0, 1 + j])
+        for s in (0, 1):
+            pts = coords[layer][senses == s]
+            axp.scatter(pts[:, 0], pts[:, 1], color=colours[s], marker=markers[s],
+                        s=28, label=sense_names[s])
+        axp.set_title(f"layer {layer}")
+        axp.set_xlabel("direction 1")
+        if j == 0:
+            axp.set_ylabel("direction 2")
+        axp.set_xticks([])
+        axp.set_yticks([])
+    handles = [Patch(color=colours[s], label=sense_names[s]) for s in (0, 1)]
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
+    fig.suptitle(title or f'The vector of "{word}" in {m} sentences, layer by layer')
+    return fig

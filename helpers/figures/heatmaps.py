@@ -1,0 +1,336 @@
+"""Heatmaps: one attention pattern (``heatmap``), a grid of heads
+(``head_grid``), a pattern with its mask (``mask_view``) and every head of a
+real model in one image (``model_heads``, lesson 10). Rows are queries,
+columns are keys."""
+
+from __future__ import annotations
+
+
+import numpy as np
+from matplotlib.collections import PatchCollection
+from matplotlib.colors import Normalize
+from matplotlib.patches import Patch, Rectangle
+
+from helpers.figures.common import (
+    KEY_LABEL,
+    MASKED_COLOUR,
+    QUERY_LABEL,
+    AttentionFigure,
+    _annotate_cells,
+    _as_matrix,
+    _auto_size,
+    _cmap,
+    _empty_message,
+    _grid_image,
+    _labels,
+    _new_figure,
+    _scalar_mappable,
+    short_label,
+    _sums_to_one,
+    _text_colour,
+    _token_ticks,
+)
+
+
+def heatmap(
+    A,
+    row_labels=None,
+    col_labels=None,
+    *,
+    title=None,
+    convention="rows=queries",
+    annotate=False,
+    cmap="viridis",
+    vmin=None,
+    vmax=None,
+    xlabel=None,
+    ylabel=None,
+    colorbar_label="attention weight",
+    figsize=None,
+) -> AttentionFigure:
+    """A labelled heatmap of a grid, by default an attention pattern.
+
+    ``A[i, j]`` is drawn in row ``i``, column ``j``; ``row_labels`` name the
+    rows (the queries) and ``col_labels`` the columns (the keys).
+
+    ``convention="video"`` draws the same numbers the way the video-style
+    lesson does: keys as rows, queries as columns (the transpose), so each
+    *column* of the picture sums to 1. If the drawn grid's rows (or, in the
+    video convention, columns) sum to 1, a note under the picture says so.
+    ``annotate=True`` writes each value in its cell (up to 20 x 20 cells).
+    Any 2-D array works: pass ``xlabel``, ``ylabel`` and ``colorbar_label``
+    for grids that are not attention patterns (for example embeddings).
+    """
+    if convention not in ("rows=queries", "video"):
+        raise ValueError(
+            f"convention must be 'rows=queries' or 'video', got {convention!r}"
+        )
+    A = _as_matrix(A)
+    rows = _labels(row_labels, A.shape[0], "row labels", A.shape)
+    cols = _labels(col_labels, A.shape[1], "column labels", A.shape)
+    if convention == "video":
+        data, y_labels, x_labels = A.T, cols, rows
+        default_y, default_x = KEY_LABEL, QUERY_LABEL
+        default_title = "Attention pattern (video style: keys are rows)"
+    else:
+        data, y_labels, x_labels = A, rows, cols
+        default_y, default_x = QUERY_LABEL, KEY_LABEL
+        default_title = "Attention pattern (rows = queries)"
+
+    fig = _new_figure(figsize or _auto_size(*data.shape))
+    ax = fig.add_subplot()
+    ax.set_title(default_title if title is None else title)
+    ax.set_ylabel(default_y if ylabel is None else ylabel)
+    ax.set_xlabel(default_x if xlabel is None else xlabel)
+    norm = Normalize(vmin=vmin, vmax=vmax)
+    if data.size == 0:
+        _empty_message(ax)
+        norm = Normalize(0 if vmin is None else vmin, 1 if vmax is None else vmax)
+        mappable = _scalar_mappable(norm, cmap)
+    else:
+        shown = np.ma.masked_invalid(data)
+        mappable = _grid_image(ax, shown, cmap, norm)
+        mappable.set_gid("heatmap-image")
+        _token_ticks(ax, "x", x_labels)
+        _token_ticks(ax, "y", y_labels)
+        if annotate:
+            _annotate_cells(ax, data, mappable)
+    fig.colorbar(mappable, ax=ax, label=colorbar_label, shrink=0.9)
+    if convention == "video" and _sums_to_one(data, axis=0):
+        note = "each column sums to 1 (one column per query)"
+    elif convention == "rows=queries" and _sums_to_one(data, axis=1):
+        note = "each row sums to 1 (one row per query)"
+    else:
+        note = None
+    if note:
+        fig.supxlabel(note, fontsize=9, style="italic", color="0.25")
+    return fig
+
+
+def head_grid(
+    weights,
+    tokens=None,
+    *,
+    titles=None,
+    suptitle="Attention patterns, one per head (rows = queries)",
+    cmap="viridis",
+    vmin=0.0,
+    vmax=None,
+    colorbar_label="attention weight",
+    figsize=None,
+    cells=None,
+) -> AttentionFigure:
+    """A grid of attention patterns with one shared colour bar.
+
+    ``weights`` has shape ``(h, n, n)`` (one row of panels) or
+    ``(L, h, n, n)`` (one row of panels per layer). ``titles`` is a list of
+    ``h`` names (or ``L * h`` for layers); by default "head 0", "head 1", ...
+    Every panel uses the same colour scale (``vmin``..``vmax``, by default
+    0..the largest weight), so the panels can be compared. ``cells`` lists
+    ``(panel, row, column)`` triples (panels counted across the grid, from
+    0) whose value is written in the cell, rounded to 2 decimals, with a
+    frame around it: the numbers a text quotes can be checked in the picture.
+    """
+    W = np.asarray(weights, dtype=float)
+    if W.ndim == 3:
+        W = W[None]
+        layered = False
+    elif W.ndim == 4:
+        layered = True
+    else:
+        raise ValueError(
+            f"weights must have shape (h, n, n) or (L, h, n, n); got {W.shape}"
+        )
+    n_layers, n_heads, n_q, n_k = W.shape
+    if n_heads == 0 or n_layers == 0:
+        raise ValueError(f"weights of shape {W.shape} contain no head to draw")
+    q_labels = _labels(tokens, n_q, "tokens", W.shape[-2:])
+    k_labels = (
+        _labels(tokens, n_k, "tokens", W.shape[-2:])
+        if n_k == n_q
+        else [str(i) for i in range(n_k)]
+    )
+    total = n_layers * n_heads
+    if titles is None:
+        titles = [
+            (f"layer {layer}, head {head}" if layered else f"head {head}")
+            for layer in range(n_layers)
+            for head in range(n_heads)
+        ]
+    titles = [str(t) for t in titles]
+    if len(titles) != total:
+        raise ValueError(
+            f"{len(titles)} titles for weights of shape {W.shape}: need {total}"
+        )
+    finite = W[np.isfinite(W)]
+    top = vmax if vmax is not None else (float(finite.max()) if finite.size else 1.0)
+    norm = Normalize(vmin=vmin, vmax=max(top, (vmin or 0.0) + 1e-12))
+    panel = 0.42 * max(n_q, n_k, 3) + 1.2
+    if figsize is None:
+        figsize = (min(18.0, panel * n_heads + 1.5), min(14.0, panel * n_layers + 1.0))
+    fig = _new_figure(figsize)
+    axes = np.atleast_2d(fig.subplots(n_layers, n_heads, squeeze=False))
+    image = None
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            ax = axes[layer, head]
+            ax.set_title(titles[layer * n_heads + head], fontsize=10)
+            if n_q == 0 or n_k == 0:
+                _empty_message(ax)
+                continue
+            image = _grid_image(ax, np.ma.masked_invalid(W[layer, head]), cmap, norm)
+            _token_ticks(ax, "x", k_labels, show=layer == n_layers - 1)
+            _token_ticks(ax, "y", q_labels, show=head == 0)
+            for p, i, j in cells or ():
+                if p != layer * n_heads + head or not (0 <= i < n_q and 0 <= j < n_k):
+                    continue
+                value = float(W[layer, head, i, j])
+                if not np.isfinite(value):
+                    continue
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                       edgecolor="white", linewidth=1.2))
+                ax.text(j, i, f"{round(value, 2) + 0.0:.2f}", ha="center", va="center",
+                        fontsize=7, color=_text_colour(image.cmap(image.norm(value))))
+            if layer == n_layers - 1:
+                ax.set_xlabel(KEY_LABEL)
+            if head == 0:
+                ax.set_ylabel(QUERY_LABEL)
+    if image is None:
+        image = _scalar_mappable(norm, cmap)
+    fig.colorbar(image, ax=axes.ravel().tolist(), label=colorbar_label, shrink=0.85)
+    fig.suptitle(suptitle)
+    return fig
+
+
+def mask_view(
+    A,
+    mask,
+    tokens=None,
+    *,
+    title="Masked attention (hatched = masked)",
+    cmap="viridis",
+    colorbar_label="attention weight",
+    figsize=None,
+) -> AttentionFigure:
+    """An attention pattern whose masked cells are hatched grey.
+
+    ``mask`` is boolean, ``True`` where a query may attend (broadcastable to
+    ``A``). Masked cells are drawn light grey with diagonal hatching and
+    named in the legend, so they look different from an allowed cell whose
+    weight happens to be 0 (the darkest colour of the map).
+    """
+    A = _as_matrix(A)
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        raise ValueError(f"mask must be boolean (True = may attend), got {mask.dtype}")
+    try:
+        mask = np.broadcast_to(mask, A.shape)
+    except ValueError:
+        raise ValueError(
+            f"mask of shape {mask.shape} does not fit the weights of shape {A.shape}"
+        ) from None
+    q_labels = _labels(tokens, A.shape[0], "tokens", A.shape)
+    k_labels = (
+        q_labels
+        if A.shape[1] == A.shape[0]
+        else _labels(None, A.shape[1], "tokens", A.shape)
+    )
+    fig = _new_figure(figsize or _auto_size(*A.shape, extra_width=2.6))
+    ax = fig.add_subplot()
+    ax.set_title(title)
+    ax.set_ylabel(QUERY_LABEL)
+    ax.set_xlabel(KEY_LABEL)
+    norm = Normalize(0.0, max(1e-12, float(np.nanmax(A[mask])) if mask.any() else 1.0))
+    if A.size == 0:
+        _empty_message(ax)
+        mappable = _scalar_mappable(norm, cmap)
+    else:
+        shown = np.ma.array(A, mask=~mask | ~np.isfinite(A))
+        mappable = _grid_image(ax, shown, cmap, norm)
+        cells = [
+            Rectangle((j - 0.5, i - 0.5), 1, 1) for i, j in zip(*np.nonzero(~mask))
+        ]
+        ax.add_collection(
+            PatchCollection(
+                cells,
+                facecolor=MASKED_COLOUR,
+                edgecolor="0.45",
+                hatch="///",
+                linewidth=0.0,
+                gid="masked-cells",
+            )
+        )
+        _token_ticks(ax, "x", k_labels)
+        _token_ticks(ax, "y", q_labels)
+    legend_patch = Patch(
+        facecolor=MASKED_COLOUR,
+        edgecolor="0.45",
+        hatch="///",
+        label="masked (score set to -∞, weight exactly 0)",
+    )
+    fig.legend(
+        handles=[legend_patch], loc="outside lower center", fontsize=9, frameon=False
+    )
+    fig.colorbar(mappable, ax=ax, label=colorbar_label + " (allowed cells)")
+    return fig
+
+
+def model_heads(
+    attention,
+    tokens,
+    *,
+    suptitle="Every head of every layer (rows = queries, columns = keys)",
+    cmap="viridis",
+    figsize=(20.0, 11.0),
+) -> AttentionFigure:
+    """All heads of a real model at once (lesson 10): one small pattern per
+    head, a row of patterns per layer, one shared 0..1 colour scale.
+
+    ``attention`` has shape ``(L, h, n, n)`` (``run.attention``). The
+    patterns are tiles of one image, one blank row and column apart (72
+    separate axes take seconds to build and draw); token labels run down the
+    left of every layer and along the bottom of every head (every k-th one
+    when there are more than 16). ``fig.mosaic`` is that image: the pattern
+    of layer ``l``, head ``k`` starts at row ``l (n + 1)``, column
+    ``k (n + 1)``.
+    """
+    W = np.asarray(attention, dtype=float)
+    if W.ndim != 4 or W.shape[-1] != W.shape[-2] or 0 in W.shape:
+        raise ValueError(f"attention must have shape (L, h, n, n) with n > 0; "
+                         f"got {W.shape}")
+    n_layers, n_heads, n, _ = W.shape
+    labels = [short_label(t) for t in _labels(tokens, n, "tokens", W.shape[-2:])]
+    size = n + 1  # a tile and its blank separator
+    mosaic = np.full((n_layers * size - 1, n_heads * size - 1), np.nan)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            mosaic[layer * size:layer * size + n,
+                   head * size:head * size + n] = W[layer, head]
+    step = max(1, int(np.ceil(n / 16)))
+    ticks = list(range(0, n, step))
+    fig = AttentionFigure(figsize=figsize)
+    ax = fig.add_axes([0.085, 0.11, 0.835, 0.8])
+    colours = _cmap(cmap).with_extremes(bad="white")
+    image = ax.imshow(np.ma.masked_invalid(mosaic), cmap=colours, vmin=0.0, vmax=1.0,
+                      aspect="auto", interpolation="nearest")
+    ax.set_yticks([layer * size + i for layer in range(n_layers) for i in ticks],
+                  [labels[i] for _ in range(n_layers) for i in ticks], fontsize=7)
+    ax.set_xticks([head * size + i for head in range(n_heads) for i in ticks],
+                  [labels[i] for _ in range(n_heads) for i in ticks], fontsize=6,
+                  rotation=90)
+    ax.tick_params(length=1.5, pad=1)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    for head in range(n_heads):
+        ax.text(head * size + (n - 1) / 2, -1.0, f"head {head}", ha="center",
+                va="bottom", fontsize=10)
+    for layer in range(n_layers):
+        ax.annotate(f"layer {layer}", xy=(0, layer * size + (n - 1) / 2),
+                    xycoords=("axes fraction", "data"), xytext=(-62, 0),
+                    textcoords="offset points", rotation=90, ha="center",
+                    va="center", fontsize=10)
+    cax = fig.add_axes([0.93, 0.11, 0.008, 0.8])
+    fig.colorbar(image, cax=cax, label="attention weight")
+    fig.suptitle(suptitle, y=0.965)
+    fig.mosaic = mosaic
+    return fig

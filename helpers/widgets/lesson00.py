@@ -1,0 +1,53 @@
+"""Lesson 00: a first attention pattern of a typed sentence."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from helpers.attention import scaled_dot_product_attention
+from helpers.widgets.base import (
+    SentenceExplorer,
+    _empty_state,
+    _head,
+    _project,
+    _read,
+    _sentence,
+)
+from helpers.widgets.engine import WEIGHT_SCALE
+from helpers.widgets.panels import Heatmap
+
+
+class _FirstTaste(SentenceExplorer):
+    kind = "first_taste"
+    figsize = (6.4, 5.4)
+
+    def _build(self, art):
+        art.heat = Heatmap(art, [0.2, 0.24, 0.6, 0.66],
+                           cbar_rect=[0.83, 0.24, 0.03, 0.66])
+
+    def _compute(self):
+        r = _read(self.sentence.value)
+        if r.empty:
+            return _empty_state(r)
+        head = _head("adjective_head")
+        Q, K, V = _project(head, r.E)
+        _, A = scaled_dot_product_attention(Q, K, V)
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=A, notes=r.notes, extra={})
+
+    def _paint(self, art, s):
+        return art.heat.update(
+            s.weights, s.labels, s.labels,
+            title="Who looks at whom (each row sums to 1)",
+            xlabel="key: the word being looked at",
+            ylabel="query: the word looking", **WEIGHT_SCALE)
+
+
+def first_taste(sentence=None):
+    """Lesson 00: type a sentence and see it drawn as an attention pattern.
+
+    The hand-built "adjective" head from ``helpers.heads``: each noun looks
+    at the adjectives in front of it. ``.weights`` is the (n, n) pattern,
+    rows = queries, columns = keys.
+    """
+    return _FirstTaste(_sentence("creature") if sentence is None else sentence)

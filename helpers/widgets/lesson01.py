@@ -1,0 +1,58 @@
+"""Lesson 01: the embedding matrix of a typed sentence."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from helpers import lexicon
+from helpers.widgets.base import SentenceExplorer, _empty_state, _read, _sentence
+from helpers.widgets.panels import feature_heatmap
+
+
+class _EmbeddingExplorer(SentenceExplorer):
+    kind = "embedding_explorer"
+    figsize = (8.4, 5.8)
+
+    # state set by every update
+    embedding: np.ndarray | None = None  # the drawn (n, len(FEATURES)) matrix
+    unknown: list = ()  # words the lexicon does not know
+
+    def _build(self, art):
+        art.heat = feature_heatmap(art, [0.15, 0.26, 0.74, 0.65],
+                                      [0.91, 0.26, 0.02, 0.65],
+                                    clabel="feature value")
+
+    def _compute(self):
+        lex = lexicon
+        r = _read(self.sentence.value, positions=False)
+        if r.empty:
+            return _empty_state(r, weights_shape=(0, len(lex.FEATURES)))
+        M = r.E[:, : len(lex.FEATURES)]
+        unknown = set(r.unknown)
+        labels = [f"{lab} (?)" if t in unknown else lab
+                  for t, lab in zip(r.tokens, r.labels)]
+        colours = ["#c0392b" if t in unknown else "black" for t in r.tokens]
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=labels,
+                               colours=colours, weights=M, notes=r.notes,
+                               extra={"embedding": M, "unknown": r.unknown})
+
+    def _paint(self, art, s):
+        feats = list(lexicon.FEATURES)
+        return art.heat.update(
+            s.weights, s.labels, feats,
+            title="Embedding matrix E: one row per token (red '?' = unknown word)",
+            ylabel="token", vmin=0.0, vmax=1.0,
+            row_colours=s.colours)
+
+
+def embedding_explorer(sentence=None):
+    """Lesson 01: type a sentence and see its embedding matrix.
+
+    One row per token, one column per named feature of the toy lexicon
+    (positions left out). Words the lexicon does not know are flagged in red
+    and listed in ``.message``. ``.weights`` (also ``.embedding``) is the
+    drawn (n, len(FEATURES)) matrix.
+    """
+    return _EmbeddingExplorer(_sentence("creature") if sentence is None else sentence)

@@ -1,0 +1,99 @@
+"""Lesson 02: a word's new vector as a weighted sum of the sentence."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from helpers import heads, lexicon
+from helpers.attention import softmax
+from helpers.widgets.base import (
+    SentenceExplorer,
+    _choose,
+    _empty_state,
+    _read,
+    _sentence,
+    sense_verdict,
+)
+from helpers.widgets.engine import WEIGHT_RANGE, display_label
+from helpers.widgets.panels import Bars, feature_heatmap
+
+
+class _WeightedSumExplorer(SentenceExplorer):
+    kind = "weighted_sum_explorer"
+    figsize = (8.4, 7.6)  # 24 bar labels of 10 px
+    token_label = "Target word:"
+
+    # state set by every update
+    scores: np.ndarray | None = None  # target . word for every word, (n,)
+    new_vector: np.ndarray | None = None  # the weighted sum, (len(FEATURES),)
+    target: int | None = None  # index of the target word
+    senses: dict | None = None  # cosines to each sense, before and after
+    sense_note: str = ""  # the verdict shown in panel 3
+
+    def _build(self, art):
+        art.scores = Bars(art, [0.14, 0.47, 0.32, 0.44],
+                          xlabel="score = target . word")
+        art.weights = Bars(art, [0.63, 0.47, 0.32, 0.44],
+                           xlabel="weight = softmax(scores)", room=0.63 - 0.46)
+        art.result = feature_heatmap(art, [0.14, 0.21, 0.74, 0.15],
+                                        [0.9, 0.21, 0.015, 0.15],
+                                      clabel="value", rows=2, title_size=10)
+
+    def _compute(self):
+        lex = lexicon
+        r = _read(self.sentence.value, positions=False)
+        t = self._picker.sync(self, r.tokens)
+        if r.empty:
+            return _empty_state(r, weights_shape=(0,))
+        F = r.E[:, : len(lex.FEATURES)]
+        scores = F @ F[t]
+        w = softmax(scores)
+        new = w @ F
+        word = r.tokens[t]
+        sense_note = ""
+        extra = {"scores": scores, "new_vector": new, "target": t, "senses": None}
+        if word in heads.SENSES:
+            _, b_sims = heads.nearest_sense(word, F[t])
+            _, a_sims = heads.nearest_sense(word, new)
+            sense_note = (f"nearest sense before: {sense_verdict(b_sims)}, "
+                          f"after: {sense_verdict(a_sims)}")
+            extra["senses"] = {"before": b_sims, "after": a_sims}
+        else:
+            near = lex.nearest_words(new, k=3, exclude=(word,))
+            sense_note = "nearest words after: " + ", ".join(
+                f"{display_label(wd)[0]} ({c:.2f})" for wd, c in near)
+        extra["sense_note"] = sense_note
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=w, target=t, scores=scores,
+                               before=F[t], new=new, sense_note=sense_note,
+                               notes=r.notes, extra=extra)
+
+    def _paint(self, art, s):
+        t, label = s.target, s.labels[s.target]
+        k1 = art.scores.update(s.scores, s.labels, highlight=t,
+                               title=f"1. scores of '{label}' with every word")
+        k2 = art.weights.update(s.weights, s.labels, highlight=t, xlim=WEIGHT_RANGE,
+                                title="2. weights (they sum to 1)")
+        k3 = art.result.update(
+            np.vstack([s.before, s.new]), [label, f"{label}'"],
+            list(lexicon.FEATURES), vmin=0.0, vmax=1.0,
+            title=f"3. {label}' = sum of weight x vector;  {s.sense_note}")
+        return k1 + k2 + k3
+
+
+def weighted_sum_explorer(sentence=None, token=None):
+    """Lesson 02: a word's new vector as a weighted sum of the sentence.
+
+    Pick the target word (``.token``, a token index) in a typed sentence and
+    see the dot-product scores with every word, the softmax weights and the
+    new vector next to the old one (features only, no positions), with the
+    nearest sense of "bank"/"mole". ``.weights`` is the (n,) weight vector;
+    ``.scores`` and ``.new_vector`` are exposed too, and ``.sense_note``, the
+    verdict in the title of panel 3 (a tie is reported as a tie).
+    """
+    ex = _WeightedSumExplorer(_sentence("river_bank") if sentence is None
+                              else sentence)
+    _choose(ex, token)
+    return ex

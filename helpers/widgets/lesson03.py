@@ -1,0 +1,102 @@
+"""Lesson 03: a query against every key."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from helpers.attention import softmax
+from helpers.widgets.base import (
+    SentenceExplorer,
+    _choose,
+    _empty_state,
+    _head,
+    _project,
+    _read,
+    _sentence,
+)
+from helpers.widgets.engine import BAR_HIGHLIGHT, nice_limit
+from helpers.widgets.panels import Bars, Heatmap
+
+
+_SLOT_NAMES = {
+    "adjective": ["adjective?", "order (1)", "order (2)"],
+}
+
+
+class _QKExplorer(SentenceExplorer):
+    kind = "qk_explorer"
+    figsize = (8.4, 6.6)  # room for 24 keys (9 px labels)
+    token_label = "Query token:"
+
+    # state set by every update
+    query_vector: np.ndarray | None = None  # the chosen token's query, (d_k,)
+    key_vectors: np.ndarray | None = None  # every key, (n, d_k)
+    scores: np.ndarray | None = None  # raw scores q . k_j, (n,)
+    target: int | None = None  # index of the query token
+
+    def _build(self, art):
+        d_k = _head("adjective_head").W_Q.shape[1]
+        art.query = Heatmap(art, [0.17, 0.79, 0.3, 0.05], rows=1, cols=0,
+                            title_size=10, annotate=d_k)
+        art.keys = Heatmap(art, [0.17, 0.22, 0.3, 0.5],
+                           cbar_rect=[0.49, 0.22, 0.015, 0.62],
+                           clabel="key entry", cols=d_k,
+                           title_size=10, annotate=True)
+        art.products = Bars(art, [0.7, 0.22, 0.27, 0.62],
+                            xlabel="query . key (raw score)")
+
+    def _compute(self):
+        r = _read(self.sentence.value)
+        t = self._picker.sync(self, r.tokens)
+        if r.empty:
+            return _empty_state(r, weights_shape=(0,))
+        head = _head("adjective_head")
+        Q, K, _ = _project(head, r.E)
+        q = Q[t]
+        products = K @ q
+        d_k = Q.shape[1]
+        w = softmax(products / np.sqrt(d_k))
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=w, target=t, q=q, K=K, products=products,
+                               notes=r.notes,
+                               extra={"query_vector": q, "key_vectors": K,
+                                      "scores": products,
+                                      "target": t})
+
+    def _paint(self, art, s):
+        d_k = s.K.shape[1]
+        slots = _SLOT_NAMES.get("adjective", [])
+        slots = slots if len(slots) == d_k else [f"slot {i}" for i in range(d_k)]
+        # Query and keys get their own scales: the query's entries reach
+        # about 7, the keys' stay within about 1, and one shared scale would
+        # paint every key the same colour.
+        lim_q = nice_limit(max(np.max(np.abs(s.q)), 1e-9))
+        lim_k = nice_limit(max(np.max(np.abs(s.K)), 1e-9))
+        label = s.labels[s.target]
+        art.query.update(s.q[None, :], [f"query {label}"], [], vmin=-lim_q,
+                         vmax=lim_q, title=f"Query of '{label}': what it looks for\n"
+                         "(colours on their own scale; numbers written)")
+        k1 = art.keys.update(s.K, s.labels, slots, vmin=-lim_k, vmax=lim_k,
+                             title="Keys: what each token offers",
+                             xlabel="query/key slot (adjective head)",
+                             row_colours=[BAR_HIGHLIGHT if i == s.target
+                                            else "black" for i in range(len(s.labels))])
+        best = int(np.argmax(s.products))
+        k2 = art.products.update(s.products, s.labels, highlight=best,
+                                 title=f"'{label}' . each key")
+        return k1 + k2
+
+
+def qk_explorer(sentence=None, token=None):
+    """Lesson 03: pick a query token and compare its query with every key.
+
+    Uses the hand-built adjective head (``d_k = 3``). Shows the query vector
+    of the chosen token (``.token``, an index), the key of every token and
+    the dot products ``q . k_j`` (raw scores, ``.scores``). ``.weights`` is
+    ``softmax(scores / sqrt(d_k))``, shape (n,).
+    """
+    ex = _QKExplorer(_sentence("creature") if sentence is None else sentence)
+    _choose(ex, token)
+    return ex

@@ -1,0 +1,102 @@
+"""Lesson 04: the attention pattern with a temperature and both drawing
+conventions."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import ipywidgets as widgets
+import numpy as np
+
+from helpers.attention import softmax
+from helpers.widgets.base import (
+    Explorer,
+    _empty_state,
+    _head,
+    _project,
+    _read,
+    _sentence,
+    _sentence_box,
+)
+from helpers.widgets.engine import WEIGHT_SCALE
+from helpers.widgets.panels import Heatmap
+
+
+_ROWS, _VIDEO = "rows = queries", "video: keys as rows"
+
+
+class _PatternExplorer(Explorer):
+    kind = "pattern_explorer"
+    figsize = (7.0, 5.8)
+
+    # state set by every update
+    scores: np.ndarray | None = None  # scaled scores, (n, n)
+    shown: np.ndarray | None = None  # the drawn array (video: transposed)
+
+    def __init__(self, sentence, temperature, scaled, convention):
+        self.sentence = _sentence_box(sentence)
+        self.temperature = widgets.FloatSlider(
+            value=temperature, min=0.1, max=5.0, step=0.05, description="Temperature",
+            continuous_update=True, style={"description_width": "initial"})
+        self.scaling = widgets.Checkbox(value=scaled, description="divide by sqrt(d_k)",
+                                        indent=False)
+        self.convention = widgets.ToggleButtons(options=[_ROWS, _VIDEO],
+                                                value=convention)
+        controls = [self.sentence,
+                    widgets.HBox([self.temperature, self.scaling]), self.convention]
+        super().__init__(controls, [self.sentence, self.temperature, self.scaling,
+                                    self.convention])
+
+    def _build(self, art):
+        art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
+                           cbar_rect=[0.83, 0.25, 0.03, 0.63])
+
+    def _compute(self):
+        r = _read(self.sentence.value)
+        if r.empty:
+            return _empty_state(r)
+        head = _head("adjective_head")
+        Q, K, _ = _project(head, r.E)
+        d_k = Q.shape[1]
+        T = float(self.temperature.value)
+        notes = list(r.notes)
+        if not math.isfinite(T) or T <= 0:
+            notes.append("The temperature must be positive: using 1.")
+            T = 1.0
+        scale = 1.0 / np.sqrt(d_k) if self.scaling.value else 1.0
+        scores = (Q @ K.T) * scale
+        A = softmax(scores / T)
+        video = self.convention.value == _VIDEO
+        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
+                               weights=A, video=video, T=T,
+                               scaled=bool(self.scaling.value), notes=notes,
+                               extra={"scores": scores,
+                                      "shown": A.T if video else A})
+
+    def _paint(self, art, s):
+        how = "scaled by 1/sqrt(d_k)" if s.scaled else "not scaled"
+        if s.video:
+            return art.heat.update(
+                s.weights.T, s.labels, s.labels,
+                title=f"Video convention: keys as rows, softmax down each column\n"
+                      f"T = {s.T:.2f}, {how}",
+                xlabel="query (each column sums to 1)", ylabel="key",
+                **WEIGHT_SCALE)
+        return art.heat.update(
+            s.weights, s.labels, s.labels,
+            title=f"Rows = queries, softmax along each row\nT = {s.T:.2f}, {how}",
+            xlabel="key", ylabel="query (each row sums to 1)", **WEIGHT_SCALE)
+
+
+def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_ROWS):
+    """Lesson 04: the attention pattern with a temperature and both conventions.
+
+    ``A = softmax(Q K^T * s / T)`` for the adjective head, with ``s`` =
+    ``1/sqrt(d_k)`` when ``.scaling`` is ticked and ``T`` = ``.temperature``.
+    ``.convention`` switches the drawing between rows = queries and the
+    video style (keys as rows, softmax down each column). ``.weights`` is
+    always (n, n) with rows = queries; ``.shown`` is what is drawn.
+    """
+    return _PatternExplorer(_sentence("creature") if sentence is None else sentence,
+                            temperature, scaled, convention)
