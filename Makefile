@@ -89,9 +89,18 @@ playground: $(STAMP)
 # one piece when it ends (--output-sync), so the parts appear in the order
 # they finish; the exit code is non-zero if any failed.
 TEST_JOBS ?= 3
-TEST_PARTS := test-part-browser test-part-unit test-part-compat test-part-nbval \
+#
+# The lessons run in the real browser in two halves side by side (two
+# JupyterLab servers, two Chromiums; ATTN_BROWSER_SHARD, tests/browser/conftest.py):
+# alone the browser test is the longest part by far and would end last.
+# nbval (strict) runs once, computing like another CPU (test-part-other-cpu-nbval):
+# the stored outputs were made on this CPU by `make notebooks`, so a run that
+# matches them on another kernel also shows that they do not depend on the
+# last bits; a second run on this CPU would repeat it (about 100 core-seconds).
+# `make test-part-nbval` is that run, for a quick look on this CPU.
+TEST_PARTS := test-part-unit test-part-browser-1 test-part-browser-2 test-part-compat \
   test-part-other-cpu-nbval test-part-other-cpu-numeric test-part-ruff
-.PHONY: $(TEST_PARTS)
+.PHONY: $(TEST_PARTS) test-part-browser test-part-nbval
 
 # nbval's options live here, not in pyproject's addopts, so that plain pytest
 # works in an environment without the nbval plugin.
@@ -107,11 +116,16 @@ test: $(STAMP)
 
 # The real-browser test (tests/browser) in its own pytest process: its
 # Playwright event loop cannot leak into the other tests.
-test-part-browser: $(STAMP)
-	@if [ -d tests/browser ]; then \
-	  echo "== pytest tests/browser (real browser)"; \
-	  $(VPY) -m pytest tests/browser -q -rs --durations=5; \
-	fi
+test-part-browser: test-part-browser-1 test-part-browser-2
+
+# Half 1: every other lesson from 00; half 2: the others and the playground.
+test-part-browser-1: $(STAMP)
+	@echo "== pytest tests/browser, lessons 00, 02, ... (real browser)"
+	@ATTN_BROWSER_SHARD=1/2 $(VPY) -m pytest tests/browser/test_browser.py -q -rs --durations=3
+
+test-part-browser-2: $(STAMP)
+	@echo "== pytest tests/browser, lessons 01, 03, ... and the playground (real browser)"
+	@ATTN_BROWSER_SHARD=2/2 $(VPY) -m pytest tests/browser -q -rs --durations=3
 
 test-part-unit: $(STAMP)
 	@echo "== pytest tests/ (without tests/browser)"
@@ -186,7 +200,8 @@ test-model: $(TEST_MODEL)
 $(TEST_MODEL): | $(VPY)
 	$(VPY) tools/fetch_test_model.py $(TEST_MODEL_CACHE)
 
-MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions $(TEST_PARTS)
+MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions $(TEST_PARTS) \
+  test-part-browser test-part-nbval
 $(MODEL_TARGETS): $(TEST_MODEL)
 $(MODEL_TARGETS): export HF_HUB_OFFLINE := 1
 $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
@@ -195,7 +210,8 @@ $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 # cores, and the matrices are small, so OpenBLAS's extra threads only spin
 # while waiting for work and take the core another check needs (the old-version
 # tests alone: 96 core-seconds with them, 71 without).
-TEST_TARGETS := test test-other-cpu test-browser test-compat $(TEST_PARTS)
+TEST_TARGETS := test test-other-cpu test-browser test-compat $(TEST_PARTS) \
+  test-part-browser test-part-nbval
 $(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 
 # Extra targets kept beside the tests they run:

@@ -1,6 +1,7 @@
 # Real-browser test targets (tests/browser). Include from the Makefile, after
 # VPY and STAMP are defined:   include tests/browser/browser.mk
-# The browser test itself also runs inside `make test` (its part test-part-browser).
+# The browser test itself also runs inside `make test`, in two halves side by side
+# (test-part-browser-1 and -2, see ATTN_BROWSER_SHARD in conftest.py).
 #
 #   make test-browser            only the browser test (JupyterLab + Chromium)
 #   make test-browser-selfcheck  prove it fails on broken demo notebooks and on
