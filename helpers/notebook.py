@@ -33,7 +33,12 @@ def setup_notebook(colab_home: str | None = None) -> None:
     shell = get_ipython()
     if shell is None or not hasattr(shell, "display_formatter"):
         return
-    shell.run_line_magic("matplotlib", "inline")
+    try:
+        shell.run_line_magic("matplotlib", "inline")
+    except NotImplementedError:
+        # A bare IPython InteractiveShell (made by a test or an embedding
+        # program) cannot switch backends; the formats below still apply.
+        pass
     from matplotlib.figure import Figure
     from matplotlib_inline.backend_inline import set_matplotlib_formats
 
