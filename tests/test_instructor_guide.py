@@ -21,11 +21,14 @@ from helpers import widgets
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "notebooks" / "instructor_guide.md"
-LESSONS = [f"{n:02d}" for n in range(1, 13)]
 MAX_MINUTES = 50
 
 sys.path.insert(0, str(ROOT))
-from tools import hub_link  # noqa: E402  (tools/ is not an installed package)
+from tools import common, hub_link  # noqa: E402  (tools/ is not an installed package)
+
+# The lessons the guide plans: every lesson of the one lesson table
+# (tools/common.py LESSONS; 00 is the start page and has no plan).
+LESSONS = [stem[:2] for stem in common.LESSONS]
 
 
 def _slug_and_branch():
