@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import nbformat
 import pytest
 
-from helpers import widgets
+from helpers import attention, widgets
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "notebooks" / "instructor_guide.md"
@@ -453,7 +453,7 @@ EXPLORER_CLAIMS = [
     ("keeps 0.91 on itself",
      lambda: _previous_token_head() == [0.91, 0.94, 0.9, 0.9, 0.9, 0.9]),
     ("28,311,552",
-     lambda: widgets.attention_parameters(768, 64, 12, 12)["total"] == 28_311_552),
+     lambda: attention.attention_parameters(768, 64, 12, 12)["total"] == 28_311_552),
 ]
 
 

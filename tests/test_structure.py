@@ -167,17 +167,14 @@ def test_the_figures_compute_no_attention():
         assert not {d for d in graph[name] if d.startswith(banned)}, name
 
 
-# The explorer modules of the lessons (topic names until they are renamed
-# lessonNN.py): each is one lesson's, and none imports another's.
-LESSON_WIDGETS = {"words", "patterns", "updates", "multihead", "cross", "trained",
-                  "realmodel"}
+# The explorer modules of the lessons (helpers/widgets/lessonNN.py): each is
+# one lesson's, and none imports another's.
 
 
 def test_no_lesson_widget_module_imports_another():
     graph = _graph()
     lesson = {m for m in graph if m.startswith("helpers.widgets.")
-              and (m.rsplit(".", 1)[1] in LESSON_WIDGETS
-                   or m.rsplit(".", 1)[1].startswith("lesson"))}
+              and m.rsplit(".", 1)[1].startswith("lesson")}
     assert len(lesson) >= 9
     bad = {m: sorted(graph[m] & lesson) for m in lesson if graph[m] & lesson}
     assert bad == {}

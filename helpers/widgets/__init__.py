@@ -52,7 +52,6 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from helpers.attention import attention_parameters
 from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, mime_bundle
 from helpers.widgets.lesson00 import first_taste
 from helpers.widgets.lesson01 import embedding_explorer
@@ -137,7 +136,6 @@ __all__ = [
     "WEIGHT_RANGE",
     "ExplorerRow",
     "TrainingMonitor",
-    "attention_parameters",
     "loss_figure",
     "mime_bundle",
 ] + [row.name for row in EXPLORERS]
