@@ -4,15 +4,7 @@ Lessons 1-8 use hand-built matrices; this module shows where real ones come
 from. Everything here is small enough to read and fast enough to train in a
 few seconds on a laptop.
 
-The model (row-vector convention, rows are queries, columns are keys)::
-
-    X0 = embeddings + positions          lexicon.embed(...).E (sense model)
-                                         or tok_emb[ids] + positions (learned)
-    for each layer (one or two):
-        Q, K, V = X W_Q, X W_K, X W_V    one set per head
-        A = softmax(Q K^T / sqrt(d_k))   core: scaled_dot_product_attention
-        X = X + concat_h(A V) W_O        residual update E' = E + dE
-    logits = X W_out + b_out
+The model's equations are in ``helpers.models.tiny``'s docstring.
 
 Two synthetic tasks, both generated from a seeded generator (no download):
 
@@ -32,7 +24,8 @@ corpora and batches ``helpers.models.tiny_corpus``, training
 ``helpers.models.tiny_training`` and the weights file
 ``helpers.models.tiny_io``. Run ``python -m tools.make_tinymodel`` to retrain
 the sense model from its seed and rewrite ``data/tinymodel_weights.npz``
-(byte for byte the same file).
+(the same arrays; on one machine,
+the same bytes twice).
 """
 
 from __future__ import annotations

@@ -425,6 +425,19 @@ def sense_name(sims, tol=1e-9):
     return best[0] if len(best) == 1 else "tie"
 
 
+def load_or_explain(load, what: str, packages: str):
+    """``(load(), "")``, or ``(None, one sentence saying why not)``: the shared
+    way the real-model explorers (10, 11) load their model. ``what`` names it
+    ("The real model"), ``packages`` are what pip should install."""
+    try:
+        return load(), ""
+    except ImportError as exc:
+        return None, (f"{what} needs the package '{exc.name}': install it with pip "
+                      f"install {packages}, then run this cell again.")
+    except Exception as exc:  # ModelNotAvailable and anything unforeseen
+        return None, str(exc) or type(exc).__name__
+
+
 def _text_box(value, description="Sentence:", width="34em"):
     box = widgets.Text(value=value, description=description,
                        layout=widgets.Layout(width=width),

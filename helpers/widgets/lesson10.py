@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer, _sentence_box
+from helpers.widgets.base import Explorer, _sentence_box, load_or_explain
 from helpers.widgets.engine import (
     WEIGHT_SCALE,
     display_label,
@@ -44,18 +44,17 @@ def _shared_model():
     ``(None, one sentence saying why not)``. A failure is not remembered, so
     the next explorer tries again (e.g. after a download)."""
     global _model
-    if _model is None:
-        try:
-            from helpers import pretrained
+    if _model is not None:
+        return _model, ""
 
-            _model = pretrained.load()
-        except ImportError as exc:
-            return None, (f"The real model needs the package '{exc.name}': install "
-                          "it with pip install safetensors tokenizers huggingface_hub,"
-                          " then run this cell again.")
-        except Exception as exc:  # ModelNotAvailable and anything unforeseen
-            return None, str(exc) or type(exc).__name__
-    return _model, ""
+    def load():
+        from helpers import pretrained
+
+        return pretrained.load()
+
+    _model, why = load_or_explain(
+        load, "The real model", "safetensors tokenizers huggingface_hub")
+    return _model, why
 
 
 def _grid_rects(rows=3, cols=4):

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer
+from helpers.widgets.base import Explorer, load_or_explain
 from helpers.widgets.engine import WEIGHT_SCALE, display_label, small_label_size
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -42,18 +42,16 @@ def _shared_model():
     """``helpers.gpt.load()``, once per session: ``(model, "")``, or ``(None,
     one sentence saying why not)``. A failure is not remembered."""
     global _model
-    if _model is None:
-        try:
-            from helpers import gpt
+    if _model is not None:
+        return _model, ""
 
-            _model = gpt.load()
-        except ImportError as exc:
-            return None, (f"The small GPT needs the package '{exc.name}': install it "
-                          "with pip install safetensors tokenizers, then run this "
-                          "cell again.")
-        except Exception as exc:  # ModelNotAvailable and anything unforeseen
-            return None, str(exc) or type(exc).__name__
-    return _model, ""
+    def load():
+        from helpers import gpt
+
+        return gpt.load()
+
+    _model, why = load_or_explain(load, "The small GPT", "safetensors tokenizers")
+    return _model, why
 
 
 def token_label(piece: str) -> str:
