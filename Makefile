@@ -90,17 +90,19 @@ playground: $(STAMP)
 # they finish; the exit code is non-zero if any failed.
 TEST_JOBS ?= 3
 #
-# The lessons run in the real browser in two halves side by side (two
-# JupyterLab servers, two Chromiums; ATTN_BROWSER_SHARD, tests/browser/conftest.py):
-# alone the browser test is the longest part by far and would end last.
+# The browser part drives every explorer of the one table in one JupyterLab
+# notebook (tests/browser/test_explorers.py) and the playground in Voila; the
+# lessons' kernel work is nbval's. `make test-browser` also runs every lesson's
+# Run All in the browser (about 180 core-seconds more: each lesson's kernel
+# work a second time).
 # nbval (strict) runs once, computing like another CPU (test-part-other-cpu-nbval):
 # the stored outputs were made on this CPU by `make notebooks`, so a run that
 # matches them on another kernel also shows that they do not depend on the
 # last bits; a second run on this CPU would repeat it (about 100 core-seconds).
 # `make test-part-nbval` is that run, for a quick look on this CPU.
-TEST_PARTS := test-part-unit test-part-browser-1 test-part-browser-2 test-part-compat \
+TEST_PARTS := test-part-unit test-part-browser test-part-compat \
   test-part-other-cpu-nbval test-part-other-cpu-numeric test-part-ruff
-.PHONY: $(TEST_PARTS) test-part-browser test-part-nbval
+.PHONY: $(TEST_PARTS) test-part-nbval
 
 # nbval's options live here, not in pyproject's addopts, so that plain pytest
 # works in an environment without the nbval plugin.
@@ -116,16 +118,9 @@ test: $(STAMP)
 
 # The real-browser test (tests/browser) in its own pytest process: its
 # Playwright event loop cannot leak into the other tests.
-test-part-browser: test-part-browser-1 test-part-browser-2
-
-# Half 1: every other lesson from 00; half 2: the others and the playground.
-test-part-browser-1: $(STAMP)
-	@echo "== pytest tests/browser, lessons 00, 02, ... (real browser)"
-	@ATTN_BROWSER_SHARD=1/2 $(VPY) -m pytest tests/browser/test_browser.py -q -rs --durations=3
-
-test-part-browser-2: $(STAMP)
-	@echo "== pytest tests/browser, lessons 01, 03, ... and the playground (real browser)"
-	@ATTN_BROWSER_SHARD=2/2 $(VPY) -m pytest tests/browser -q -rs --durations=3
+test-part-browser: $(STAMP)
+	@echo "== pytest tests/browser: every explorer in JupyterLab, the playground in Voila"
+	@$(VPY) -m pytest tests/browser/test_explorers.py tests/browser/test_playground.py -q -rs --durations=3
 
 test-part-unit: $(STAMP)
 	@echo "== pytest tests/ (without tests/browser)"
@@ -201,7 +196,7 @@ $(TEST_MODEL): | $(VPY)
 	$(VPY) tools/fetch_test_model.py $(TEST_MODEL_CACHE)
 
 MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions $(TEST_PARTS) \
-  test-part-browser test-part-nbval
+  test-part-nbval
 $(MODEL_TARGETS): $(TEST_MODEL)
 $(MODEL_TARGETS): export HF_HUB_OFFLINE := 1
 $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
@@ -211,7 +206,7 @@ $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 # while waiting for work and take the core another check needs (the old-version
 # tests alone: 96 core-seconds with them, 71 without).
 TEST_TARGETS := test test-other-cpu test-browser test-compat $(TEST_PARTS) \
-  test-part-browser test-part-nbval
+  test-part-nbval
 $(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 
 # Extra targets kept beside the tests they run:

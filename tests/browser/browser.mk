@@ -1,9 +1,10 @@
 # Real-browser test targets (tests/browser). Include from the Makefile, after
 # VPY and STAMP are defined:   include tests/browser/browser.mk
-# The browser test itself also runs inside `make test`, in two halves side by side
-# (test-part-browser-1 and -2, see ATTN_BROWSER_SHARD in conftest.py).
+# `make test` runs part of it (test-part-browser in the Makefile: every explorer
+# in one JupyterLab notebook, and the playground in Voila).
 #
-#   make test-browser            only the browser test (JupyterLab + Chromium)
+#   make test-browser            the whole browser test: also every lesson's Run All
+#                                in JupyterLab (JupyterLab + Chromium)
 #   make test-browser-selfcheck  prove it fails on broken demo notebooks and on
 #                                a playground with a frozen tab
 #

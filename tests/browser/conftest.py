@@ -11,9 +11,6 @@ Environment:
 - ``ATTN_CHROMIUM``: Chromium executable (default /usr/bin/chromium).
 - ``ATTN_BROWSER_NOTEBOOKS``: folder of notebooks to test instead of notebooks/.
 - ``ATTN_BROWSER_TIMEOUT``: seconds allowed for one notebook's Run All (300).
-- ``ATTN_BROWSER_SHARD``: ``i/n`` tests only every n-th lesson, starting with
-  the i-th (1-based), so that ``make test`` runs the lessons in two browsers
-  side by side; unset, every lesson.
 """
 
 import json
@@ -59,20 +56,7 @@ def notebook_paths():
     """The lessons (the playground app is tested in Voila: test_playground.py)."""
     from tools.common import APPS
 
-    paths = sorted(p for p in notebook_dir().glob("*.ipynb") if p.name not in APPS)
-    return paths[shard()[0] - 1 :: shard()[1]]
-
-
-def shard():
-    """``ATTN_BROWSER_SHARD`` as (i, n), 1 <= i <= n; (1, 1) when unset."""
-    text = os.environ.get("ATTN_BROWSER_SHARD", "").strip() or "1/1"
-    try:
-        i, n = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise pytest.UsageError(f"ATTN_BROWSER_SHARD={text!r}: expected i/n, e.g. 1/2")
-    if not 1 <= i <= n:
-        raise pytest.UsageError(f"ATTN_BROWSER_SHARD={text!r}: need 1 <= i <= n")
-    return i, n
+    return sorted(p for p in notebook_dir().glob("*.ipynb") if p.name not in APPS)
 
 
 def unavailable(reason):

@@ -1,10 +1,11 @@
-"""Every notebook, opened in JupyterLab in a real Chromium: Run All, no error,
+"""Every lesson, opened in JupyterLab in a real Chromium: Run All, no error,
 and at least one explorer whose picture changes when its input changes.
 
 Screenshots go to build/screenshots/. See conftest.py for the server, the
 browser and the environment variables (CI=true makes a missing Chromium fail).
 """
 
+import contextlib
 import time
 
 import pytest
@@ -312,73 +313,71 @@ def create_session(server, path):
     )
 
 
-def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
-    name = notebook.name
-    path = f"notebooks/{name}"
+def run_all(page, name):
+    """Clear the open notebook's outputs, Run All, and wait until it is done.
+
+    Fails on an error output, a kernel error or a traceback shown on the page.
+    """
+    page.evaluate(
+        "async () => { const c = window.jupyterapp.commands;"
+        " await c.execute('notebook:clear-all-cell-outputs');"
+        " window.__attnKernelErrors = [];"
+        " c.execute('notebook:run-all-cells'); }"
+    )
+    deadline = time.monotonic() + run_timeout()
+    quiet = 0
+    while True:
+        state = page.evaluate(JS_STATE)
+        assert not state["errors"], f"{name}: error output: {state['errors']}"
+        done = state["pending"] == 0 and state["status"] == "idle"
+        quiet = quiet + 1 if done else 0
+        if quiet >= 2:
+            break
+        assert time.monotonic() < deadline, (
+            f"{name}: Run All not finished after {run_timeout():.0f} s "
+            f"({state['pending']} of {state['code']} code cells pending, "
+            f"kernel {state['status']})"
+        )
+        time.sleep(0.3)
+    dom_errors = page.evaluate(JS_DOM_ERRORS)
+    assert not dom_errors, f"{name}: errors shown on the page: {dom_errors}"
+    kernel_errors = page.evaluate("window.__attnKernelErrors")
+    assert not kernel_errors, f"{name}: kernel errors: {kernel_errors}"
+
+
+def drive_explorers(page, name, shot):
+    """Drive every explorer on the page; return the indices of those driven.
+
+    Fails when one does not follow its input, or raises in its callback.
+    """
+    explorers = rendered_explorers(page)
+    count = explorers.count()
+    assert count, f"{name}: no .attn-explorer on the page (every lesson has one)"
+    driven, failures = [], []
+    for i in range(count):
+        action, failure = check_explorer(page, explorers.nth(i), f"{shot}-explorer{i}")
+        if failure:
+            failures.append(f"explorer {i}: {failure}")
+        elif action.startswith(("typed", "moved", "changed", "chose")):
+            driven.append(i)
+    if failures:
+        failures += page.evaluate("window.__attnKernelErrors")
+    assert not failures, f"{name}: {failures}"
+    assert driven, f"{name}: no explorer with a picture and an input to change"
+    return explorers, driven
+
+
+@contextlib.contextmanager
+def notebook_open(lab_server, lab_page, path, shot):
+    """The notebook opened in the one JupyterLab page with its own kernel
+    session; screenshot on failure; closed (unsaved) and its kernel stopped after."""
     session = create_session(lab_server, path)
-    shot = screenshot_dir / notebook.stem
-    started = time.monotonic()
-    timings = {}
     page = None
     try:
         page = lab_page.get()
         page.evaluate(JS_OPEN, path)
         open_notebook(page, path)
-        timings["open"] = time.monotonic() - started
-
-        page.evaluate(
-            "async () => { const c = window.jupyterapp.commands;"
-            " await c.execute('notebook:clear-all-cell-outputs');"
-            " window.__attnKernelErrors = [];"
-            " c.execute('notebook:run-all-cells'); }"
-        )
-        deadline = time.monotonic() + run_timeout()
-        quiet = 0
-        while True:
-            state = page.evaluate(JS_STATE)
-            assert not state["errors"], f"{name}: error output: {state['errors']}"
-            done = state["pending"] == 0 and state["status"] == "idle"
-            quiet = quiet + 1 if done else 0
-            if quiet >= 2:
-                break
-            assert time.monotonic() < deadline, (
-                f"{name}: Run All not finished after {run_timeout():.0f} s "
-                f"({state['pending']} of {state['code']} code cells pending, "
-                f"kernel {state['status']})"
-            )
-            time.sleep(0.3)
-        timings["run all"] = time.monotonic() - started - timings["open"]
-        page.screenshot(path=f"{shot}-run-all.png")
-        dom_errors = page.evaluate(JS_DOM_ERRORS)
-        assert not dom_errors, f"{name}: errors shown on the page: {dom_errors}"
-        kernel_errors = page.evaluate("window.__attnKernelErrors")
-        assert not kernel_errors, f"{name}: kernel errors: {kernel_errors}"
-
-        explorers = rendered_explorers(page)
-        count = explorers.count()
-        assert count, f"{name}: no .attn-explorer on the page (every lesson has one)"
-        driven, failures = [], []
-        for i in range(count):
-            prefix = f"{shot}-explorer{i}"
-            action, failure = check_explorer(page, explorers.nth(i), prefix)
-            if failure:
-                failures.append(f"explorer {i}: {failure}")
-            elif action.startswith(("typed", "moved", "changed", "chose")):
-                driven.append(i)
-        if failures:
-            failures += page.evaluate("window.__attnKernelErrors")
-        assert not failures, f"{name}: {failures}"
-        assert driven, f"{name}: no explorer with a picture and an input to change"
-
-        xss = check_escaping(page, explorers.nth(driven[0]))
-        assert xss is None, f"{name}: {xss}"
-        kernel_errors = page.evaluate("window.__attnKernelErrors")
-        assert not kernel_errors, f"{name}: errors in widget callbacks: {kernel_errors}"
-        timings["explorers"] = time.monotonic() - started - sum(timings.values())
-        print(
-            f"{name}: {len(driven)} of {count} explorers driven; "
-            + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
-        )
+        yield page
     except Exception:
         if page is not None:
             try:
@@ -395,3 +394,25 @@ def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
             lab_server.request("DELETE", f"/api/sessions/{session['id']}")
         except OSError:
             pass
+
+
+def test_notebook_in_browser(notebook, lab_server, lab_page, screenshot_dir):
+    name = notebook.name
+    shot = screenshot_dir / notebook.stem
+    started = time.monotonic()
+    timings = {}
+    with notebook_open(lab_server, lab_page, f"notebooks/{name}", shot) as page:
+        timings["open"] = time.monotonic() - started
+        run_all(page, name)
+        timings["run all"] = time.monotonic() - started - timings["open"]
+        page.screenshot(path=f"{shot}-run-all.png")
+        explorers, driven = drive_explorers(page, name, shot)
+        xss = check_escaping(page, explorers.nth(driven[0]))
+        assert xss is None, f"{name}: {xss}"
+        kernel_errors = page.evaluate("window.__attnKernelErrors")
+        assert not kernel_errors, f"{name}: errors in widget callbacks: {kernel_errors}"
+        timings["explorers"] = time.monotonic() - started - sum(timings.values())
+        print(
+            f"{name}: {len(driven)} of {explorers.count()} explorers driven; "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        )
