@@ -42,12 +42,17 @@ Unknown words
 -------------
 A token that is not in the table keeps 1.0 on the ``unknown`` feature, so
 it always stays visibly a guess. If its *form* gives it away, the rest of
-the row is a best guess (``guess_word``): "tunnels" looks like the plural
-of a known noun and borrows its fields, "zorbling" ends in -ing and gets
-``verb``, "quickly"-like words get ``adverb``. A token with no telling form
-gets the plain fallback (1.0 on ``unknown``, 0 elsewhere). ``lookup`` and
-``embed`` return the list of unknown words (guessed or not) so that a
-notebook can say which ones they were; ``guess_word`` says what was guessed.
+the row is a best guess (``guess_word``, rules in ``helpers.wordforms``),
+resting on a known base word when one is found: "tunnels" looks like the
+plural of a known noun and borrows its fields; "blew" is an irregular form
+of "blow" (WordNet's exception lists, ``data/irregular_forms.csv``);
+"violinist" is "violin" + -ist, "doorbell" is "door" + "bell",
+"weightlessly" the adverb of "weight" + -less. With no known base, an
+ending alone gives a part of speech ("zorbling" ends in -ing: ``verb``;
+"quickly"-like words: ``adverb``). A token with no telling form gets the
+plain fallback (1.0 on ``unknown``, 0 elsewhere). ``lookup`` and ``embed``
+return the list of unknown words (guessed or not) so that a notebook can
+say which ones they were; ``guess_word`` says what was guessed and why.
 ``add_word`` teaches the table a new word (in memory only).
 
 Positions
@@ -95,7 +100,7 @@ from helpers.positions import (
     positional_encoding,
 )
 from helpers.tokens import _is_number, _is_token_form, tokenize
-from helpers.wordforms import _ENDING_POS, _FORM_RULES
+from helpers.wordforms import guess_form
 
 __all__ = [
     "POS_TAGS",
@@ -119,6 +124,7 @@ __all__ = [
     "add_word",
     "ambiguous_words",
     "guess_word",
+    "irregular_forms",
     "cosine",
     "nearest_words",
     "top_features",
@@ -126,6 +132,10 @@ __all__ = [
 
 #: Where the table lives (``data/lexicon.csv`` next to ``helpers/``).
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "lexicon.csv"
+
+#: Irregular forms of the table's words ("blew" -> "blow"), from WordNet's
+#: exception lists (``tools/make_irregular_forms.py``; see data/README.md).
+IRREGULAR_PATH = DEFAULT_PATH.with_name("irregular_forms.csv")
 
 REQUIRED_COLUMNS = ("word", "language", "pos", "fields")
 
@@ -212,34 +222,28 @@ class Lexicon:
         return vec
 
     def guess(self, word: str):
-        """A best guess for an unknown word from its ending, or None.
+        """A best guess for an unknown word from its form, or None.
 
         Returns ``{"word", "pos", "fields", "base", "why"}``: ``base`` is the
         known word it seems to come from (None if only the ending told),
-        ``why`` a short phrase such as ``"plural of 'tunnel'"``. Known words
-        and numbers return None (nothing to guess).
+        ``why`` a short phrase such as ``"plural or -s form of 'tunnel'"``,
+        ``"irregular verb form of 'blow'"`` or ``"compound of 'door' +
+        'bell'"`` (the rules: ``helpers.wordforms``). Known words and
+        numbers return None (nothing to guess).
         """
         if not isinstance(word, str) or word in self:
             return None
-        for ending, min_stem, stems, wants, pos, why in _FORM_RULES:
-            if not word.endswith(ending) or len(word) - len(ending) < min_stem:
-                continue
-            stem = word[: len(word) - len(ending)]
-            bases = [b for b in stems(stem) if b in self._index]
-            for want in wants:  # e.g. a verb base before a noun base
-                for base in bases:
-                    if self._info[base]["pos"] != want:
-                        continue
-                    fields = _parse_fields(self._info[base]["fields"])
-                    fields.pop("ambiguous", None)
-                    return {"word": word, "pos": pos or want,
-                            "fields": fields, "base": base,
-                            "why": f"{why} of {base!r}"}
-        for ending, pos in _ENDING_POS:
-            if word.endswith(ending) and len(word) >= len(ending) + 3:
-                return {"word": word, "pos": pos, "fields": {}, "base": None,
-                        "why": f"ends in -{ending}, like a {pos}"}
-        return None
+        return guess_form(word, self._known, irregular_forms())
+
+    def _known(self, word: str):
+        """``{"pos", "fields", "rare"}`` of a word in the table, else None;
+        ``rare``: one of the least curated rows (part of speech from WordNet,
+        see data/README.md), which a compound does not split into."""
+        if word not in self._index:
+            return None
+        info = self._info[word]
+        return {"pos": info["pos"], "fields": _parse_fields(info["fields"]),
+                "rare": info["gloss"].startswith("pos from WordNet")}
 
     def add(self, word, pos, fields=(), language="en", gloss="",
             replace=False) -> np.ndarray:
@@ -353,6 +357,34 @@ def _read_entries(path: Path) -> list[dict]:
     if not entries:
         raise LexiconError(f"{path}: a header but no words")
     return entries
+
+
+_IRREGULAR: dict[str, list[tuple[str, str]]] | None = None
+
+
+def irregular_forms(path=None) -> dict[str, list[tuple[str, str]]]:
+    """``{form: [(base, pos), ...]}`` from ``data/irregular_forms.csv``
+    (read once): "blew" -> ``[("blow", "verb")]``. Lines are
+    ``form,base,pos``; ``#`` lines are comments."""
+    global _IRREGULAR
+    if path is None and _IRREGULAR is not None:
+        return _IRREGULAR
+    where = Path(path) if path is not None else IRREGULAR_PATH
+    if not where.is_file():
+        raise LexiconError(f"irregular forms file not found: {where}")
+    forms: dict[str, list[tuple[str, str]]] = {}
+    lines = where.read_text(encoding="utf-8").splitlines()
+    rows = [(n, line) for n, line in enumerate(lines, start=1)
+            if line.strip() and not line.startswith("#")]
+    for n, line in rows[1:]:  # rows[0] is the header
+        parts = line.split(",")
+        if len(parts) != 3 or parts[2] not in POS_TAGS:
+            raise LexiconError(f"{where}, line {n}: expected form,base,pos; "
+                               f"got {line!r}")
+        forms.setdefault(parts[0], []).append((parts[1], parts[2]))
+    if path is None:
+        _IRREGULAR = forms
+    return forms
 
 
 _DEFAULT: Lexicon | None = None

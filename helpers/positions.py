@@ -68,7 +68,8 @@ def positional_encoding(n: int) -> np.ndarray:
 def _frequencies(d: int, base: float) -> np.ndarray:
     """``(d // 2,)`` angular speeds ``base ** (-2i / d)``, one per (sin, cos) pair."""
     if int(d) != d or d <= 0 or d % 2:
-        raise ValueError(f"the encoding width d must be a positive even number, got {d}")
+        raise ValueError(
+            f"the encoding width d must be a positive even number, got {d}")
     return float(base) ** (-np.arange(0, int(d), 2) / int(d))
 
 
@@ -95,7 +96,7 @@ def sinusoidal_encoding(n: int, d: int, base: float = 10000.0) -> np.ndarray:
 
 
 def offset_rotation(k: float, d: int, base: float = 10000.0) -> np.ndarray:
-    """The ``(d, d)`` matrix ``M_k`` with ``PE[pos + k] = PE[pos] @ M_k`` for every ``pos``.
+    """The ``(d, d)`` matrix ``M_k``: ``PE[pos + k] = PE[pos] @ M_k`` at every ``pos``.
 
     Block-diagonal: for pair ``i`` with speed ``w = base ** (-2i / d)`` the
     2 x 2 block ``[[cos kw, -sin kw], [sin kw, cos kw]]`` turns the row pair
