@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.attention import scaled_dot_product_attention
+from helpers.attention import causal_mask, scaled_dot_product_attention
 
 __all__ = [
     "MAX_TOKENS",
@@ -196,6 +196,11 @@ class PretrainedModel:
         self.position_embeddings = get("embeddings.position_embeddings.weight")
         # one segment only: row 0 of the token-type table joins every token
         self.type_embedding = get("embeddings.token_type_embeddings.weight")[0].copy()
+        types = tensors["embeddings.token_type_embeddings.weight"]
+        self.n_segments = int(types.shape[0])
+        # the file's "pooler" (one more 384 x 384 layer) is never used here
+        self.n_pooler = sum(int(np.size(v)) for k, v in tensors.items()
+                            if k.startswith("pooler."))
         self.embedding_norm = (get("embeddings.LayerNorm.weight"),
                                get("embeddings.LayerNorm.bias"))
         self.d_model = int(self.word_embeddings.shape[1])
@@ -228,6 +233,28 @@ class PretrainedModel:
     def __repr__(self):
         return (f"PretrainedModel({MODEL_ID}: {self.n_layers} layers x "
                 f"{self.n_heads} heads, d_model={self.d_model}, d_k={self.d_k})")
+
+    def parameter_counts(self) -> dict:
+        """How many learned numbers each part holds: ``{part: count}``.
+
+        Parts: the word-piece table ``E`` (30,522 x 384), the position and
+        segment tables with their LayerNorm, and, summed over all blocks,
+        attention (``W_Q, W_K, W_V, W_O`` and biases), MLP (two matrices and
+        biases) and the blocks' LayerNorms. The values add up to the model's
+        parameters, counting the published file's "pooler", a last layer
+        that this lesson never uses.
+        """
+        size = lambda parts: sum(int(np.size(a)) for a in parts)  # noqa: E731
+        blocks = {"attention": 0, "MLP": 0, "LayerNorm in the blocks": 0}
+        for L in self.layers:
+            blocks["attention"] += size([L["W_QKV"], L["b_QKV"], *L["W_O"]])
+            blocks["MLP"] += size([*L["W_in"], *L["W_out"]])
+            blocks["LayerNorm in the blocks"] += size([*L["norm1"], *L["norm2"]])
+        other = size([self.position_embeddings, *self.embedding_norm])
+        return {"word-piece embeddings": int(self.word_embeddings.size),
+                "positions, segments, their LayerNorm":
+                    other + self.n_segments * self.d_model, **blocks,
+                "pooler (unused here)": self.n_pooler}
 
     # -- tokens ---------------------------------------------------------------
 
@@ -262,8 +289,12 @@ class PretrainedModel:
         x += self.type_embedding
         return _layer_norm(x, *self.embedding_norm)
 
-    def layer(self, i: int, x: np.ndarray):
+    def layer(self, i: int, x: np.ndarray, mask=None):
         """Layer ``i`` on ``x`` (n, d_model): returns ``(new x, weights (h, n, n))``.
+
+        ``mask`` (bool ``(n, n)``, optional) is passed to the attention: with
+        :func:`~helpers.attention.causal_mask` each query sees only itself and
+        earlier keys, as in a decoder (the weights were trained without it).
 
         One block of the post-LayerNorm BERT encoder::
 
@@ -278,7 +309,7 @@ class PretrainedModel:
         qkv += L["b_QKV"]
         # (n, 3 d_model) -> (3, h, n, d_k): Q, K and V with the heads in front
         qkv = qkv.reshape(n, 3, h, d_k).transpose(1, 2, 0, 3)
-        heads, weights = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2])
+        heads, weights = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], mask=mask)
         merged = heads.transpose(1, 0, 2).reshape(n, h * d_k)
         W, b = L["W_O"]
         update = merged @ W
@@ -295,15 +326,21 @@ class PretrainedModel:
         update += x
         return _layer_norm(update, *L["norm2"]), weights
 
-    def run(self, text: str, max_tokens: int | None = None) -> Run:
-        """Tokenize ``text`` and run all layers; see :class:`Run`."""
+    def run(self, text: str, max_tokens: int | None = None,
+            causal: bool = False) -> Run:
+        """Tokenize ``text`` and run all layers; see :class:`Run`.
+
+        ``causal=True`` applies a causal mask in every layer (a thought
+        experiment: the trained model has none).
+        """
         tokens, ids, n_cut = self.tokenize(text, max_tokens)
         n = len(ids)
         hidden = np.empty((self.n_layers + 1, n, self.d_model), dtype=np.float32)
         attention = np.empty((self.n_layers, self.n_heads, n, n), dtype=np.float32)
         x = hidden[0] = self.embed(ids)
+        mask = causal_mask(n) if causal else None
         for i in range(self.n_layers):
-            x, attention[i] = self.layer(i, x)
+            x, attention[i] = self.layer(i, x, mask)
             hidden[i + 1] = x
         message = ""
         if n_cut:

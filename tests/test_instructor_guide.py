@@ -510,3 +510,71 @@ def test_cell_number_check_catches_a_wrong_number(guide):
                            "the cosine is 1.00 for cat/dog and\n   0.74")
     assert broken != guide
     assert unsourced_numbers(broken, "01", notebook_text("01")) == ["0.74"]
+
+
+PACING = ("*Optional: skip this section when short of time; nothing later depends "
+          "on it.*")
+
+
+def marked_optional(lesson: str) -> set[str]:
+    """Normalised headings of lesson NN's sections that carry the pacing line."""
+    found = sorted((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))
+    nb = nbformat.read(found[0], as_version=4)
+    out = set()
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and PACING in cell.source:
+            head = re.search(r"^#{2,3} (.+)$", cell.source, flags=re.M)
+            assert head, f"lesson {lesson}: a pacing line in a cell with no heading"
+            out.add(norm(head.group(1)))
+    return out
+
+
+def guide_optional(body: str) -> set[str]:
+    """The sections a lesson's '**Optional sections...:**' line names, normalised."""
+    line = re.search(r"\*\*Optional sections[^*]*:\*\*(.*?)(?:\n\n|\Z)", body, re.S)
+    if not line:
+        return set()
+    return {norm(name) for name in re.findall(r'"([^"]+)"', line.group(1))}
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_guide_and_notebook_mark_the_same_sections_optional(guide, lesson):
+    """One marking in both places: a section the guide calls optional carries the
+    notebook's pacing line, and every section with that line is in the guide's list."""
+    assert guide_optional(lessons(guide)[lesson]) == marked_optional(lesson)
+
+
+def test_lesson_09_splits_where_the_guide_splits(guide):
+    said = re.search(r"Split it at the end of section (\d+)", lessons(guide)["09"])
+    nb = nbformat.read(next((ROOT / "notebooks").glob("09_*.ipynb")), as_version=4)
+    text = " ".join(" ".join(c.source.split()) for c in nb.cells
+                    if c.cell_type == "markdown")
+    written = re.search(r"The split falls at the end of section (\d+)", text)
+    assert said and written and said.group(1) == written.group(1)
+    first = {norm(label) for label, _ in plan_tables(lessons(guide)["09"])[0]}
+    assert norm("10. Exercise: the gradient of softmax") in first
+
+
+def prose_words_and_code_cells(lesson: str) -> tuple[int, int]:
+    """Words of a lesson's prose (markdown, navigation left out) and its code cells
+    (the setup cell left out): the counts the guide's timing paragraph quotes."""
+    path = next((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))
+    nb = nbformat.read(path, as_version=4)
+    words = sum(len(re.findall(r"[A-Za-z][\w'’-]*", c.source)) for c in nb.cells
+                if c.cell_type == "markdown" and not c.metadata.get("tags"))
+    code = sum(1 for c in nb.cells if c.cell_type == "code" and c.source.strip()
+               and "setup" not in c.metadata.get("tags", []))
+    return words, code
+
+
+def test_the_guides_word_and_cell_counts_are_the_notebooks(guide):
+    m = re.search(r"each notebook has ([\d,]+)–([\d,]+) words of prose\s+\(optional "
+                  r"sections included\) and (\d+)–(\d+) code cells", guide)
+    assert m, "the timing paragraph's counts are not where the test expects them"
+    lo, hi, c_lo, c_hi = (int(x.replace(",", "")) for x in m.groups())
+    counts = {lesson: prose_words_and_code_cells(lesson) for lesson in LESSONS}
+    for lesson, (words, code) in counts.items():
+        assert lo <= words <= hi and c_lo <= code <= c_hi, (lesson, words, code)
+    # the range is the notebooks' own, not a loose bound: each end within 5%
+    words = [w for w, _ in counts.values()]
+    assert min(words) <= 1.05 * lo and max(words) >= 0.95 * hi, (min(words), max(words))

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import pretrained
+from helpers import pretrained, probing
 from helpers.attention import scaled_dot_product_attention
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -315,3 +315,100 @@ def test_the_checker_names_the_mistake(model, capsys, fn, words):
     from helpers import checks
     assert checks.check_real_head(fn, model) is False
     assert words in capsys.readouterr().out
+
+
+# --- lesson 10's facts and fair measurements ------------------------------------
+
+
+def test_parameter_counts_add_up_to_the_published_model(model):
+    counts = model.parameter_counts()
+    total = sum(counts.values())
+    assert total == 22_713_216                      # "22.7 M", pooler included
+    assert counts["word-piece embeddings"] == 30_522 * 384
+    mlp_per_block = 384 * 1536 + 1536 + 1536 * 384 + 384
+    assert counts["MLP"] == 6 * mlp_per_block
+    assert 0.30 < counts["MLP"] / total < 0.32      # the six MLPs: 31 %
+    block = counts["attention"] + counts["MLP"] + counts["LayerNorm in the blocks"]
+    assert 0.66 < counts["MLP"] / block < 0.67      # two thirds of one block
+
+
+def test_a_causal_run_never_lets_a_position_see_later_tokens(model):
+    """At every depth, the vector at i depends only on tokens 0..i."""
+    a = model.run("The bank of the river was muddy.", causal=True)
+    b = model.run("The bank raised its interest rates.", causal=True)
+    i = a.tokens.index("bank")
+    np.testing.assert_allclose(a.hidden[:, : i + 1], b.hidden[:, : i + 1], atol=1e-5)
+    assert np.allclose(np.triu(a.attention, k=1), 0)
+    free = [model.run(t) for t in ("The bank of the river was muddy.",
+                                   "The bank raised its interest rates.")]
+    assert np.abs(free[0].hidden[1:, i] - free[1].hidden[1:, i]).max() > 0.1
+
+
+def test_reference_differences_are_tiny_and_notice_a_change(model, reference, tmp_path):
+    diff = probing.reference_differences(model, REFERENCE)
+    assert diff["sentences"] == 3
+    assert diff["hidden"] < 1e-4 and diff["attention"] < 1e-5
+    assert probing.reference_differences(model) == diff   # the default is that file
+    broken = dict(reference)
+    broken["attention_1"] = reference["attention_1"] + 0.01
+    np.savez(tmp_path / "broken.npz", **broken)
+    changed = probing.reference_differences(model, tmp_path / "broken.npz")
+    assert changed["attention"] > 0.009
+    with pytest.raises(FileNotFoundError, match="missing"):
+        probing.reference_differences(model, tmp_path / "none.npz")
+
+
+def test_sense_gap_leave_one_out_does_not_judge_a_vector_by_itself():
+    # two senses along x; the last sense-0 vector is an outlier on the other side
+    V = np.array([[[1.0, 0.1]], [[1.0, -0.1]], [[-0.2, 1.0]],
+                  [[-1.0, 0.1]], [[-1.0, -0.1]]])
+    senses = np.array([0, 0, 0, 1, 1])
+    with_self = probing.sense_gap(V, senses, leave_one_out=False)
+    fair = probing.sense_gap(V, senses, leave_one_out=True)
+    assert with_self.shape == fair.shape == (5, 1)
+    # judged against averages without it, the outlier is nearer sense 1
+    assert fair[2, 0] < 0 < with_self[2, 0]
+    assert (fair[:2, 0] > 0).all() and (fair[3:, 0] < 0).all()
+    same = np.ones((4, 2, 3))                       # identical vectors: all ties
+    np.testing.assert_allclose(probing.sense_gap(same, np.array([0, 0, 1, 1])), 0,
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="at least 2 of each sense"):
+        probing.sense_gap(V[:4], np.array([0, 0, 0, 1]))
+
+
+def test_position_controlled_senses_tie_at_the_embeddings_and_separate_after(model):
+    """Lesson 10's controlled sentences: every "bank" at position 2."""
+    river = ["The bank of the river was steep and muddy.",
+             "The bank beside the stream was covered in reeds.",
+             "The bank flooded when the river burst after the storm.",
+             "The bank where the otters swim is thick with willows.",
+             "The bank of the canal was lined with fishermen.",
+             "The bank sloped gently down to the water's edge."]
+    money = ["The bank approved her mortgage application yesterday.",
+             "The bank raised its interest rates again.",
+             "The bank charges a fee for every transfer abroad.",
+             "The bank lent the company a million pounds.",
+             "The bank closed my savings account without warning.",
+             "The bank was robbed and the cash was stolen."]
+    V = pretrained.word_vectors(model, river + money, "bank")
+    gap = probing.sense_gap(V, np.repeat([0, 1], 6))
+    np.testing.assert_allclose(gap[:, 0], 0, atol=1e-6)   # same word, same position
+    assert (gap[:6, 1:] > 0).all() and (gap[6:, 1:] < 0).all()   # after every layer
+
+
+def test_same_offset_score_is_what_a_position_head_would_get(model):
+    pairs = [("She ate the red apple.", "ate", "apple"),
+             ("They bought the car last week.", "bought", "car")]
+    base = probing.same_offset_score(model, pairs)
+    rel = pretrained.relation_score(model, pairs)
+    assert base.shape == rel.shape == (6, 12)
+    # the previous-token head of layer 0 gives ~0 to pieces 2-3 ahead either way
+    assert base[0, 2] < 0.05 and rel[0, 2] < 0.05
+    # a head's baseline is its mean weight at that offset from the other pieces
+    run = model.run(pairs[1][0])
+    i, j = run.tokens.index("bought"), run.tokens.index("car")
+    others = [a for a in range(1, len(run.tokens) - 1)
+              if 0 < a + j - i < len(run.tokens) - 1 and a != i]
+    one = probing.same_offset_score(model, pairs[1:])
+    expected = run.attention[:, :, others, [a + j - i for a in others]].mean(-1)
+    np.testing.assert_allclose(one, expected, atol=1e-6)

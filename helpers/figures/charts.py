@@ -159,6 +159,8 @@ def sense_by_layer(
     layers_shown=None,
     title=None,
     figsize=None,
+    step_names=None,
+    step_label="layer (0 = embeddings)",
 ) -> AttentionFigure:
     """How one word's vectors separate by sense, layer by layer.
 
@@ -170,6 +172,9 @@ def sense_by_layer(
     Left: one line per sentence over the layers (above 0 = nearer sense 0).
     Right: the 2-D projection at the layers in ``layers_shown`` (by default
     0, 1 and the last), one panel each, points coloured by sense.
+    ``step_names`` (L + 1 strings) name the steps on the left's axis and in
+    the panels' titles (by default "layer 0", ...); ``step_label`` is the
+    left axis's label.
     """
     gap = np.asarray(cos_gap, dtype=float)
     coords = np.asarray(coords, dtype=float)
@@ -192,8 +197,16 @@ def sense_by_layer(
         ax.plot(range(n_layers), gap[k], marker=markers[senses[k]], ms=4,
                 color=colours[senses[k]], alpha=0.8)
     ax.axhline(0, color="0.5", lw=0.8, ls="--")
-    ax.set_xticks(range(n_layers))
-    ax.set_xlabel("layer (0 = embeddings)")
+    if step_names is None:
+        step_names = [f"layer {k}" for k in range(n_layers)]
+        ticks = list(range(n_layers))
+    else:
+        step_names = [str(t) for t in step_names]
+        ticks = [t.split()[-1] if t.split() else t for t in step_names]
+        if len(step_names) != n_layers:
+            raise ValueError(f"{len(step_names)} step_names for {n_layers} steps")
+    ax.set_xticks(range(n_layers), ticks)
+    ax.set_xlabel(step_label)
     ax.set_ylabel(f"cos to {sense_names[0]} − cos to {sense_names[1]}")
     ax.set_title(f'"{word}": nearer which sense?')
     for j, layer in enumerate(layers_shown):
@@ -202,7 +215,7 @@ def sense_by_layer(
             pts = coords[layer][senses == s]
             axp.scatter(pts[:, 0], pts[:, 1], color=colours[s], marker=markers[s],
                         s=28, label=sense_names[s])
-        axp.set_title(f"layer {layer}")
+        axp.set_title(step_names[layer])
         axp.set_xlabel("direction 1")
         if j == 0:
             axp.set_ylabel("direction 2")
