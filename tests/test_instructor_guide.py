@@ -500,7 +500,7 @@ def unsourced_numbers(guide_text: str, lesson: str, text: str) -> list[str]:
     return missing
 
 
-@pytest.mark.parametrize("lesson", LESSONS[:9])
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_cell_numbers_in_the_guide_are_the_notebooks(guide, lesson):
     assert unsourced_numbers(guide, lesson, notebook_text(lesson)) == []
 
