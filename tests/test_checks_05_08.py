@@ -56,6 +56,15 @@ def test_chemistry_values_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_chemistry_values, wrong, capsys, *needles)
 
 
+@pytest.mark.parametrize("scale_up", [0.2, 0.04])
+def test_chemistry_values_refuses_a_barely_nearer_sense(scale_up, capsys):
+    """A value side that only just tips 'mole' towards chemistry (the argmax
+    right, the senses almost tied) is no answer; the solution still passes."""
+    assert_diagnosis(checks.check_chemistry_values, _chem(scale_up=scale_up), capsys,
+                     "only just nearer chemistry than 'animal'", "too weak")
+    assert_success(checks.check_chemistry_values, lesson05.my_chemistry_values, capsys)
+
+
 # ----------------------------------------------------------------- 06 ---
 def test_masked_count_solution(capsys):
     assert_success(checks.check_masked_count, lesson06.masked_count, capsys)
@@ -151,6 +160,16 @@ def test_attention_params_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_attention_params, wrong, capsys, *needles)
 
 
+@pytest.mark.parametrize("wrong", [
+    lambda d, h, k, n: tuple(x + 0.5 for x in lesson07.attention_params(d, h, k, n)),
+    lambda d, h, k, n: tuple(str(x) for x in lesson07.attention_params(d, h, k, n)),
+])
+def test_attention_params_refuses_non_numbers(wrong, capsys):
+    """int() would truncate 196608.5 or parse '196608': neither is a count."""
+    assert_diagnosis(checks.check_attention_params, wrong, capsys, "whole numbers")
+    assert_success(checks.check_attention_params, lesson07.attention_params, capsys)
+
+
 def _batched(transform_scores=None, axis=-1, scale=True, after=False, mix=False):
     def attention(Q, K, V, mask=None):
         scores = Q @ np.swapaxes(K, -1, -2) / (np.sqrt(Q.shape[-1]) if scale else 1)
@@ -194,6 +213,16 @@ def test_cross_shape_solution(capsys):
 ])
 def test_cross_shape_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_cross_shape, wrong, capsys, *needles)
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda n_q, n_s: (n_q + 0.7, n_s + 0.2),
+    lambda n_q, n_s: (str(n_q), str(n_s)),
+])
+def test_cross_shape_refuses_non_numbers(wrong, capsys):
+    """A shape is a pair of whole numbers; int() used to accept (4.7, 6.2)."""
+    assert_diagnosis(checks.check_cross_shape, wrong, capsys, "pair of whole numbers")
+    assert_success(checks.check_cross_shape, lesson08.cross_shape, capsys)
 
 
 def _padded(rows=False, invert=False, ignore=False, after=False):

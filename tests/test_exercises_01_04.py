@@ -181,6 +181,21 @@ def test_chemistry_head_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_chemistry_head, wrong, capsys, *needles)
 
 
+@pytest.mark.parametrize(("wrong", "needles"), [
+    # issue 22 point 13: the argmax is right, but mole's row is flat
+    (head([("ambiguous", 0.01)], [("chemistry", 1.0), ("ambiguous", -1.0)]),
+     ["almost uniform", "query is too weak", "at least 2 times"]),
+    (head([("ambiguous", 8.0)], [("chemistry", 0.1), ("ambiguous", -0.1)]),
+     ["almost uniform", "too weak"]),
+    (head([("ambiguous", 1.0)], [("chemistry", 1.0), ("ambiguous", -1.0)]),
+     ["only leans", "query is too weak", "at least 2 times"]),
+])
+def test_chemistry_head_refuses_a_weak_query(wrong, needles, capsys):
+    """Only the largest weight right is no answer; the solution still passes."""
+    assert_diagnosis(checks.check_chemistry_head, wrong, capsys, *needles)
+    assert_success(checks.check_chemistry_head, lesson03.chemistry_head, capsys)
+
+
 # ---------------------------------------------------------------- lesson 04 ---
 
 

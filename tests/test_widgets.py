@@ -1083,3 +1083,49 @@ def test_explorer_names_are_listed_in_exactly_one_table():
     del found[table[0]]
     assert found == {}, "explorer names listed outside helpers.widgets.EXPLORERS"
 
+
+
+def _em(layout_width):
+    return float(layout_width.removesuffix("em"))
+
+
+def test_dropdowns_fit_their_longest_option():
+    """Issue 22, point 18: "laye" for "layer 0". Every fitted dropdown gives
+    its description its own width and the box at least 0.6 em a character of
+    its longest option plus room for the arrow (the browser test measures the
+    pixels)."""
+    from helpers.widgets.base import fit_dropdown
+
+    for options, description in ((["layer 0", "layer 5"], "Layer:"),
+                                 ([("all 12 heads", "all"), ("head 3", 3)], "Head:"),
+                                 (["previous token", "sense"], "Head:")):
+        box = fit_dropdown(options, description)
+        longest = max(len(o[0] if isinstance(o, tuple) else o) for o in options)
+        assert box.style.description_width == "initial"
+        assert _em(box.layout.width) >= 0.6 * (len(description) + longest) + 3
+
+
+def test_parameter_calculator_labels_stay_inside_the_frame():
+    """The largest count (58 billion for GPT-3) is written inside its bar,
+    right-aligned, so it does not run past the plot frame; the small ones
+    stay after their bars."""
+    ex = W.parameter_calculator()
+    try:
+        fig = ex.figure
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        frame = ex.artists.bars.ax.get_window_extent(renderer)
+        texts = [t for t in ex.artists.bars.value_text[0] if t.get_visible()]
+        assert texts
+        for t in texts:
+            box = t.get_window_extent(renderer)
+            assert box.x1 <= frame.x1 + 1, (t.get_text(), box.x1, frame.x1)
+        assert texts[-1].get_horizontalalignment() == "right"
+        assert texts[0].get_horizontalalignment() == "left"
+        ex.d_model.value = 10**6  # bigger still: still inside
+        fig.canvas.draw()
+        for t in ex.artists.bars.value_text[0]:
+            if t.get_visible():
+                assert t.get_window_extent(renderer).x1 <= frame.x1 + 1, t.get_text()
+    finally:
+        ex.close()

@@ -233,6 +233,20 @@ def _checker(title: str):
     return decorate
 
 
+def _whole_numbers(values) -> tuple:
+    """``values`` as a tuple of ints; ValueError unless each is a whole number
+    (an int, or a float like 6.0). Strings, booleans and 4.7 are refused."""
+    out = []
+    for x in values:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(
+                x, (int, float, np.integer, np.floating)):
+            raise ValueError(x)
+        if not float(x).is_integer():
+            raise ValueError(x)
+        out.append(int(x))
+    return tuple(out)
+
+
 def _nonfinite(arr) -> bool:
     return bool(arr.size) and not bool(np.isfinite(arr).all())
 

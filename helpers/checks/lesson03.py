@@ -160,10 +160,36 @@ def _key_reads(W_K, names):
     return best if W_K[names.index(best)].max() > 0 else None
 
 
+# mole's best chemistry clue must get at least this many times the weight of
+# every other token (mole itself included): the largest weight alone is no
+# answer when the row is flat (a score lead of ln 2 = 0.69 at least).
+CLUE_LEAD = 2.0
+
+
+def _weak_head_message(sentence, a, tokens, best_clue, rival):
+    """Why a head whose largest weight is right is still too weak to count."""
+    low, high = float(a.min()), float(a.max())
+    if high < 1.5 * low:
+        what = (f"mole's row is almost uniform (every weight between {low:.3f} "
+                f"and {high:.3f}): its query is too weak to pick anything out")
+    else:
+        what = ("mole only leans towards the chemistry words: the query is too "
+                "weak for a clear choice")
+    return (
+        f"In '{sentence}' the largest weight is on a chemistry word, but {what}. "
+        f"'{tokens[best_clue]}' gets {a[best_clue]:.3f}, not even {CLUE_LEAD:g} "
+        f"times the {a[rival]:.3f} of '{tokens[rival]}'; a head that looks at "
+        f"chemistry gives its best clue at least {CLUE_LEAD:g} times the weight "
+        "of any other word. Make the scores differ by more: a larger W_Q entry at "
+        "'ambiguous' (or a larger W_K entry at 'chemistry')."
+    )
+
+
 @_checker("a head that makes 'mole' look at chemistry words")
 def check_chemistry_head(fn, name):
     """Check ``fn() -> (W_Q, W_K)``, each (D_MODEL, d_k): in every sentence of
-    CHEMISTRY_SENTENCES, 'mole''s largest weight lands on a chemistry word."""
+    CHEMISTRY_SENTENCES, 'mole''s largest weight lands on a chemistry word and
+    its best clue gets at least CLUE_LEAD times the weight of any non-clue."""
     from helpers import lexicon
 
     result, _ = _call(fn, name, ())
@@ -197,6 +223,7 @@ def check_chemistry_head(fn, name):
         raise _Fail("Your W_Q or W_K contains NaN or inf.")
     d_k = W_Q.shape[1]
     chem = names.index("chemistry")
+    leads = []
     for sentence in CHEMISTRY_SENTENCES:
         emb = lexicon.embed(sentence)
         t = emb.tokens.index("mole")
@@ -207,7 +234,13 @@ def check_chemistry_head(fn, name):
         best_clue = max(clues, key=lambda j: a[j])
         top = float(a.max())
         if a[best_clue] >= top - 1e-9 and a[t] < a[best_clue] - 1e-6:
-            continue
+            rival = max((j for j in range(len(a)) if j not in clues),
+                        key=lambda j: a[j])
+            if a[best_clue] >= CLUE_LEAD * a[rival]:
+                leads.append(float(a[best_clue]) / max(float(a[rival]), 1e-300))
+                continue
+            raise _Fail(_weak_head_message(sentence, a, emb.tokens, best_clue,
+                                           rival))
         reads = _key_reads(W_K, names)
         hint = ""
         if reads != "chemistry":
@@ -248,7 +281,10 @@ def check_chemistry_head(fn, name):
             "gain: a negative W_K entry in a row only 'mole' has (the "
             "'ambiguous' flag)."
         )
+    least = min(leads)
+    lead = f"at least {least:.1f} times" if least < 1000 else "over 1,000 times"
     return (
         f"in all {len(CHEMISTRY_SENTENCES)} sentences 'mole' puts its largest "
-        "weight on a chemistry word, never on itself or on an animal or body word."
+        "weight on a chemistry word, never on itself or on an animal or body "
+        f"word; its best clue gets {lead} the weight of any other word."
     )

@@ -176,14 +176,19 @@ def _mole_after(text, W_V, W_up):
     return run.E[i], run.E[i] + dE[i], dE[i]
 
 
+# In a chemistry sentence, mole's cosine to its chemistry sense must beat its
+# next-nearest sense by at least this much: "just nearer" is no answer.
+SENSE_LEAD = 0.1
+
+
 @_checker("a value side (W_V, W_up) that moves 'mole' towards chemistry")
 def check_chemistry_values(fn, name):
     """Check ``fn(features, d_model) -> (W_V, W_up)``.
 
     The pattern is the sense head's. The value side passes: in chemistry
-    sentences "mole" ends nearest its chemistry sense and its cosine to it
-    rises; in an animal and a skin sentence its chemistry cosine does not rise
-    (by more than 0.02).
+    sentences "mole" ends nearest its chemistry sense, by at least SENSE_LEAD
+    in cosine, and its cosine to it rises; in an animal and a skin sentence
+    its chemistry cosine does not rise (by more than 0.02).
     """
     from helpers.heads import nearest_sense
     from helpers.lexicon import D_MODEL, FEATURES
@@ -207,13 +212,27 @@ def check_chemistry_values(fn, name):
     if not (np.isfinite(W_V).all() and np.isfinite(W_up).all()):
         raise _Fail("W_V or W_up holds NaN or infinity; use ordinary numbers.")
     chem = FEATURES.index("chemistry")
+    leads = []
     for text in CHEMISTRY_SENTENCES:
         before, after, dE = _mole_after(text, W_V, W_up)
         _, cos_before = nearest_sense("mole", before)
         best, cos_after = nearest_sense("mole", after)
         gain = cos_after["chemistry"] - cos_before["chemistry"]
-        if best == "chemistry" and gain > 0.01:
+        rival = max((s for s in cos_after if s != "chemistry"),
+                    key=lambda s: cos_after[s])
+        lead = cos_after["chemistry"] - cos_after[rival]
+        if best == "chemistry" and gain > 0.01 and lead >= SENSE_LEAD:
+            leads.append(lead)
             continue
+        if best == "chemistry" and dE[chem] > 1e-9:
+            raise _Fail(
+                f"In '{text}' 'mole' ends only just nearer chemistry than "
+                f"'{rival}' (cosines {cos_after['chemistry']:.3f} and "
+                f"{cos_after[rival]:.3f}): the update points the right way but "
+                "is too weak to settle the sense. A head that moves 'mole' "
+                f"leaves chemistry ahead by at least {SENSE_LEAD}: write the "
+                "chemistry feature with a weight of about 1 or more."
+            )
         if dE[chem] < -1e-9:
             raise _Fail(
                 f"In '{text}' your update SUBTRACTS from mole's chemistry feature "
@@ -252,5 +271,6 @@ def check_chemistry_values(fn, name):
                 "is written when they have none."
             )
     return (f"{name}: 'mole' becomes chemistry in {len(CHEMISTRY_SENTENCES)} "
-            "chemistry sentences and stays itself in "
+            f"chemistry sentences (ahead of its other senses by at least "
+            f"{min(leads):.2f} in cosine) and stays itself in "
             f"{len(OTHER_MOLE_SENTENCES)} others.")

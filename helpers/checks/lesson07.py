@@ -20,6 +20,7 @@ from helpers.checks._core import (
     _unpack_pair,
     _require_shape,
     _checker,
+    _whole_numbers,
     _nonfinite,
 )
 from helpers.checks._weights import _diagnose_weights
@@ -178,7 +179,7 @@ def check_attention_params(fn, name):
             raise _Fail(f"{name} should return three numbers: "
                         "(per_head, per_layer, total).")
         try:
-            got = tuple(int(x) for x in result)
+            got = _whole_numbers(result)
         except (TypeError, ValueError):
             raise _Fail(f"{name} should return three whole numbers, "
                         f"got {result!r:.80}.")

@@ -20,6 +20,7 @@ from helpers.checks._core import (
     _unpack_pair,
     _require_shape,
     _checker,
+    _whole_numbers,
 )
 from helpers.checks._weights import _diagnose_weights
 
@@ -132,7 +133,7 @@ def check_cross_shape(fn, name):
     for n_q, n_s in ((4, 6), (7, 3), (5, 5)):
         result, _ = _call(fn, name, ("n_query", "n_source"), n_q, n_s)
         try:
-            got = tuple(int(x) for x in result)
+            got = _whole_numbers(result)
         except (TypeError, ValueError):
             raise _Fail(f"{name} should return a shape, a pair of whole numbers like "
                         f"(3, 5); got {result!r:.80}.")

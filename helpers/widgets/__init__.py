@@ -52,6 +52,8 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+import ipywidgets
+
 from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, mime_bundle
 from helpers.widgets.lesson00 import first_taste
 from helpers.widgets.lesson01 import embedding_explorer
@@ -130,6 +132,25 @@ EXPLORERS = (
                 "block and window."),
 )
 
+
+def tab_titles_style(css_class="attn-playground"):
+    """An ``HTML`` widget whose stylesheet gives every tab title of the
+    ``widgets.Tab`` with ``css_class`` the width of its own text (ipywidgets
+    cuts them at a fixed width: "02 Weighted su"); the titles wrap onto a
+    second row when the page is narrow. Show it next to the tab."""
+    tab = (f".jupyter-widgets.widget-tab.{css_class} .lm-TabBar, "
+           f".jupyter-widgets.widget-tab.{css_class} .p-TabBar")
+    rules = (
+        ", ".join(f"{bar} .{p}-TabBar-content" for bar, p in
+                  zip(tab.split(", "), ("lm", "p")))
+        + " { flex-wrap: wrap !important; }\n"
+        + ", ".join(f"{bar} .{p}-TabBar-tab" for bar, p in
+                    zip(tab.split(", "), ("lm", "p")))
+        + " { flex: 0 0 auto !important; max-width: none !important; }\n"
+    )
+    return ipywidgets.HTML(value=f"<style>\n{rules}</style>")
+
+
 __all__ = [
     "EXPLORERS",
     "MAX_TOKENS",
@@ -138,4 +159,5 @@ __all__ = [
     "TrainingMonitor",
     "loss_figure",
     "mime_bundle",
+    "tab_titles_style",
 ] + [row.name for row in EXPLORERS]

@@ -105,17 +105,19 @@ def _read(text, *, cap: int = MAX_TOKENS, positions: bool = True, what="sentence
         tokens = tokens[:cap]
     emb = lex.embed(tokens, positions=positions)
     unknown = list(emb.unknown)
-    guessed = [w for w in unknown if lex.guess_word(w) is not None]
-    plain = [w for w in unknown if w not in guessed]
+    why = {w: g["why"] for w in unknown if (g := lex.guess_word(w))}
+    plain = [w for w in unknown if w not in why]
     if plain:
         notes.append(
             f"Not in the toy lexicon (given the 'unknown' vector): "
             f"{_list_words(plain)}."
         )
-    if guessed:
+    if why:
+        shown = ", ".join(f"'{_plain(w)}' ({why[w]})" for w in list(why)[:6])
+        more = f" and {len(why) - 6} more" if len(why) > 6 else ""
         notes.append(
-            "Not in the toy lexicon, guessed from the word's ending "
-            f"('unknown' still set): {_list_words(guessed)}."
+            "Not in the toy lexicon, guessed from the word's form "
+            f"('unknown' still set): {shown}{more}."
         )
     labels, replaced = [], False
     for t in tokens:
@@ -436,6 +438,19 @@ def load_or_explain(load, what: str, packages: str):
                       f"install {packages}, then run this cell again.")
     except Exception as exc:  # ModelNotAvailable and anything unforeseen
         return None, str(exc) or type(exc).__name__
+
+
+def fit_dropdown(options, description="", **kwargs):
+    """A ``Dropdown`` wide enough for its description and its longest option
+    (no "laye" for "layer 0"): the description takes its own width, the box
+    about 0.62 em per character of the longest option plus 3 em for the
+    arrow and padding. ``options`` as for ``widgets.Dropdown``."""
+    texts = [o[0] if isinstance(o, tuple) else o for o in options]
+    longest = max((len(str(t)) for t in texts), default=0)
+    width = 0.62 * (len(description) + longest) + 4.0
+    return widgets.Dropdown(options=options, description=description,
+                            layout=widgets.Layout(width=f"{width:.1f}em"),
+                            style={"description_width": "initial"}, **kwargs)
 
 
 def _text_box(value, description="Sentence:", width="34em"):

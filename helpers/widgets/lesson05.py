@@ -14,6 +14,7 @@ from helpers.widgets.base import (
     Explorer,
     TokenPicker,
     _choose,
+    fit_dropdown,
     _empty_state,
     _head,
     _project,
@@ -61,10 +62,8 @@ class _UpdateExplorer(Explorer):
         self.sentence = _sentence_box(sentence)
         self._picker = TokenPicker("Token:")
         self.token = self._picker.widget
-        self.head = widgets.Dropdown(options=list(_UPDATE_HEADS),
-                                     value=head if head in _UPDATE_HEADS else "sense",
-                                     description="Head:",
-                                     layout=widgets.Layout(width="14em"))
+        self.head = fit_dropdown(list(_UPDATE_HEADS), "Head:",
+                                 value=head if head in _UPDATE_HEADS else "sense")
         super().__init__([widgets.HBox([self.sentence, self.token, self.head])],
                          [self.sentence, self.token, self.head])
 

@@ -24,6 +24,8 @@ from helpers.widgets.base import (
 from helpers.widgets.engine import (
     MAX_TOKENS,
     WEIGHT_SCALE,
+    label_width,
+    set_text,
 )
 from helpers.widgets.panels import Bars, Heatmap
 
@@ -121,6 +123,27 @@ def _about(n: int) -> str:
     return f"{n}"
 
 
+def _fit_value_labels(bars, values, hi):
+    """Keep every count inside the plot frame: a count whose text would run
+    past the right edge of the log axis (1 .. ``hi``) is written inside its
+    bar, right-aligned (white on a dark bar); the others stay after their bar."""
+    ax = bars.ax
+    fig = ax.figure
+    axes_px = ax.get_position().width * fig.get_figwidth() * fig.dpi
+    for t, v, bar in zip(bars.value_text[0], values, bars.bars[0]):
+        if not t.get_visible():
+            continue
+        px = max(int(round(t.get_fontsize() * fig.dpi / 72.0)), 1)
+        end = (math.log10(max(v, 1.0)) / math.log10(hi)
+               + (label_width(t.get_text(), px) + 4.0) / axes_px)
+        inside = end > 1.0
+        if t.get_horizontalalignment() != ("right" if inside else "left"):
+            t.set_horizontalalignment("right" if inside else "left")
+        r, g, b = bar.get_facecolor()[:3]
+        dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+        set_text(t, colour="white" if inside and dark else "black")
+
+
 class _ParameterCalculator(Explorer):
     kind = "parameter_calculator"
     figsize = (8.4, 3.8)
@@ -204,6 +227,7 @@ class _ParameterCalculator(Explorer):
         for r in art.bars.bars[0]:
             r.set_x(1.0)
             r.set_width(max(r.get_width() - 1.0, 0.0))
+        _fit_value_labels(art.bars, values, hi)
         return key
 
     def _summary(self):

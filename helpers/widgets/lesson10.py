@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer, _sentence_box, load_or_explain
+from helpers.widgets.base import Explorer, _sentence_box, fit_dropdown, load_or_explain
 from helpers.widgets.engine import (
     WEIGHT_SCALE,
     display_label,
@@ -92,17 +92,14 @@ class _RealAttentionExplorer(Explorer):
         n_heads = self.model.n_heads if self.model is not None else 12
         self._runs = OrderedDict()
         self.sentence = _sentence_box(sentence)
-        self.layer = widgets.Dropdown(
-            options=[(f"layer {i}", i) for i in range(n_layers)],
-            value=min(max(int(layer), 0), n_layers - 1), description="Layer:",
-            layout=widgets.Layout(width="11em"))
+        self.layer = fit_dropdown(
+            [(f"layer {i}", i) for i in range(n_layers)], "Layer:",
+            value=min(max(int(layer), 0), n_layers - 1))
         head_options = [(ALL_HEADS, ALL_HEADS)] + [(f"head {i}", i)
                                                    for i in range(n_heads)]
         if head != ALL_HEADS:
             head = min(max(int(head), 0), n_heads - 1)
-        self.head = widgets.Dropdown(options=head_options, value=head,
-                                     description="Head:",
-                                     layout=widgets.Layout(width="13em"))
+        self.head = fit_dropdown(head_options, "Head:", value=head)
         self._n_heads = n_heads
         super().__init__([self.sentence, widgets.HBox([self.layer, self.head])],
                          [self.sentence, self.layer, self.head])

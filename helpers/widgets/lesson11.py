@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer, load_or_explain
+from helpers.widgets.base import Explorer, fit_dropdown, load_or_explain
 from helpers.widgets.engine import WEIGHT_SCALE, display_label, small_label_size
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -120,22 +120,22 @@ class _GPTExplorer(Explorer):
                                        style={"description_width": "initial"})
         self.prompt.add_class("attn-sentence")
         self.sentence = self.prompt  # the name of the widget contract
-        self.layer = widgets.Dropdown(
-            options=[(f"layer {i}", i) for i in range(n_layers)],
-            value=min(max(int(layer), 0), n_layers - 1), description="Layer:",
-            layout=widgets.Layout(width="11em"))
+        self.layer = fit_dropdown(
+            [(f"layer {i}", i) for i in range(n_layers)], "Layer:",
+            value=min(max(int(layer), 0), n_layers - 1))
         if head != ALL_HEADS:
             head = min(max(int(head), 0), self._n_heads - 1)
-        self.head = widgets.Dropdown(
-            options=[(ALL_HEADS, ALL_HEADS)] + [(f"head {i}", i)
-                                                for i in range(self._n_heads)],
-            value=head, description="Head:", layout=widgets.Layout(width="13em"))
+        self.head = fit_dropdown(
+            [(ALL_HEADS, ALL_HEADS)] + [(f"head {i}", i) for i in range(self._n_heads)],
+            "Head:", value=head)
         self.temperature = widgets.FloatSlider(
             value=min(max(float(temperature), 0.1), 2.0), min=0.1, max=2.0, step=0.05,
             description="Temperature:", readout_format=".2f",
             style={"description_width": "initial"})
-        self.generate = widgets.Button(description=f"Generate {GENERATE_TOKENS} tokens",
-                                       layout=widgets.Layout(width="13em"))
+        label = f"Generate {GENERATE_TOKENS} tokens"
+        width = f"{0.62 * len(label) + 3:.1f}em"  # 0.62 em a character + padding
+        self.generate = widgets.Button(description=label,
+                                       layout=widgets.Layout(width=width))
         self.generate.add_class("attn-generate")
         self.generate.on_click(self._on_generate)
         super().__init__([self.prompt, widgets.HBox([self.layer, self.head,

@@ -8,6 +8,10 @@ nbval's (it executes every lesson and compares the stored outputs); here the
 front end is tested: the widgets as JupyterLab draws them, driven like a
 learner drives them, all in one kernel. ``make test-browser`` also runs every
 lesson's Run All in the browser (test_browser.py), as before.
+
+No control's text may be clipped (issue 22, point 18: a layer dropdown that
+showed "laye"): :data:`JS_CLIPPED` measures every dropdown option, button,
+label, slider readout and tab title against the room it has.
 """
 
 import nbformat
@@ -20,6 +24,65 @@ from tools.common import SETUP_CELL
 pytestmark = pytest.mark.browser
 
 NAME = "every_explorer.ipynb"
+
+#: ``el => [problem, ...]``: the controls under ``el`` whose text does not fit.
+#: A <select> shows one option, so each option's text is measured (canvas,
+#: the select's own font) against the select's width less its padding (the
+#: arrow sits in the right padding); buttons likewise; labels, readouts and
+#: tab titles are clipped when their scrollWidth exceeds their clientWidth.
+JS_CLIPPED = """(root) => {
+  const ctx = document.createElement("canvas").getContext("2d");
+  const css = (el) => getComputedStyle(el);
+  const textWidth = (el, text) => {
+    const s = css(el);
+    ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+    return ctx.measureText(text).width;
+  };
+  const room = (el) => el.clientWidth - parseFloat(css(el).paddingLeft)
+                       - parseFloat(css(el).paddingRight);
+  const shown = (el) => el.getClientRects().length > 0
+                        && css(el).visibility !== "hidden";
+  const what = (el) => {
+    const label = el.closest(".widget-inline-hbox")?.querySelector(".widget-label");
+    return label && label !== el ? ` (${label.innerText.trim()})` : "";
+  };
+  const out = [];
+  for (const el of root.querySelectorAll("select")) {
+    if (!shown(el)) continue;
+    for (const o of el.options) {
+      const w = textWidth(el, o.text);
+      if (w > room(el) + 1) {
+        out.push(`dropdown${what(el)}: option "${o.text}" needs ${Math.ceil(w)} px,`
+                 + ` it has ${Math.floor(room(el))} px`);
+        break;
+      }
+    }
+  }
+  const texts = "button, .widget-label, label, .widget-readout, "
+                + ".lm-TabBar-tabLabel, .p-TabBar-tabLabel";
+  for (const el of root.querySelectorAll(texts)) {
+    // the message line is prose, not a control (its long notes end in "...")
+    if (!shown(el) || el.closest(".attn-message")) continue;
+    const text = el.innerText.trim();
+    if (!text) continue;
+    let need = el.scrollWidth, has = el.clientWidth;
+    if (el.tagName === "BUTTON") {  // its icon slot pads scrollWidth: measure
+      need = Math.ceil(textWidth(el, text));
+      has = Math.floor(room(el));
+    }
+    if (need > has + 1) {
+      const kind = el.tagName === "BUTTON" ? "button"
+                   : el.matches("[class*=TabBar]") ? "tab title" : "label";
+      out.push(`${kind} "${text}" needs ${need} px, it has ${has} px`);
+    }
+  }
+  return out;
+}"""
+
+
+def clipped_controls(element):
+    """The controls under a Playwright locator whose text is cut off."""
+    return element.evaluate(JS_CLIPPED)
 
 
 def explorers_notebook():
@@ -62,6 +125,11 @@ def test_every_explorer_in_jupyterlab(lab_server, lab_page, screenshot_dir):
                 problem = check_escaping(page, explorers.nth(i))
                 assert problem is None, f"{name}: {problem}"
         assert typed >= len(names) // 2, f"only {typed} explorers have a sentence box"
+        clipped = []
+        for i, name in enumerate(names):
+            explorers.nth(i).scroll_into_view_if_needed()
+            clipped += [f"{name}: {p}" for p in clipped_controls(explorers.nth(i))]
+        assert not clipped, "control text cut off:\n" + "\n".join(clipped)
         kernel_errors = page.evaluate("window.__attnKernelErrors")
         assert not kernel_errors, f"errors in widget callbacks: {kernel_errors}"
         page.screenshot(path=f"{shot}-end.png")

@@ -25,6 +25,7 @@ from conftest import REPO, free_port, lab_env
 from helpers.widgets import EXPLORERS
 from test_browser import CHANGE_TIMEOUT, JS_DOM_ERRORS, change_input, changed, \
     picture_state, wait_for
+from test_explorers import clipped_controls
 
 pytestmark = pytest.mark.browser
 
@@ -103,12 +104,15 @@ def test_playground_in_voila(voila_url, browser, screenshot_dir):
             row.tab for row in EXPLORERS]
         assert explorers.count() == count
         assert page.locator(".attn-instruction").count() == count
-        problems = []
+        # every tab title whole, none cut to "02 Weighted su"
+        problems = clipped_controls(page.locator(
+            ".attn-playground .lm-TabBar, .attn-playground .p-TabBar").first)
         for i in range(count):
             titles.nth(i).click()
             explorer = explorers.nth(i)
             explorer.wait_for(state="visible", timeout=CHANGE_TIMEOUT * 1000)
             title = titles.nth(i).inner_text().strip()
+            problems += [f"{title}: {p}" for p in clipped_controls(explorer)]
             picture = explorer.locator(".attn-picture").first
             if not wait_for(lambda: picture_state(picture)["loaded"], CHANGE_TIMEOUT):
                 problems.append(f"{title}: no picture")
@@ -129,7 +133,7 @@ def test_playground_in_voila(voila_url, browser, screenshot_dir):
                 explorer.screenshot(path=str(screenshot_dir / f"playground-{i}.png"))
         page.screenshot(path=str(screenshot_dir / "playground.png"))
         errors = page.evaluate(JS_DOM_ERRORS) + page_errors
-        assert not problems, problems
+        assert not problems, "\n".join(problems)
         assert not errors, errors
         assert not outside, f"the page asked other machines for: {outside}"
     finally:
