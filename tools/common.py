@@ -87,7 +87,8 @@ LESSONS: dict[str, tuple[str, str]] = {
     "11_a_gpt_you_can_read": (
         "A GPT you can read",
         "Turn the last vector into next-token probabilities, generate text with "
-        "a KV cache, and find a small Shakespeare GPT's induction head.",
+        "a KV cache, and measure which heads a small Shakespeare GPT grew (and "
+        "why no induction head).",
     ),
     "12_attention_at_scale": (
         "Attention at scale",
