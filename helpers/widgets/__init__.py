@@ -138,16 +138,12 @@ def tab_titles_style(css_class="attn-playground"):
     ``widgets.Tab`` with ``css_class`` the width of its own text (ipywidgets
     cuts them at a fixed width: "02 Weighted su"); the titles wrap onto a
     second row when the page is narrow. Show it next to the tab."""
-    tab = (f".jupyter-widgets.widget-tab.{css_class} .lm-TabBar, "
-           f".jupyter-widgets.widget-tab.{css_class} .p-TabBar")
-    rules = (
-        ", ".join(f"{bar} .{p}-TabBar-content" for bar, p in
-                  zip(tab.split(", "), ("lm", "p")))
-        + " { flex-wrap: wrap !important; }\n"
-        + ", ".join(f"{bar} .{p}-TabBar-tab" for bar, p in
-                    zip(tab.split(", "), ("lm", "p")))
-        + " { flex: 0 0 auto !important; max-width: none !important; }\n"
-    )
+    bar = f".jupyter-widgets.widget-tab.{css_class}"
+    rules = "".join(  # Lumino's class prefix is lm- (ipywidgets 8) or p- (7.x)
+        f"{bar} .{p}-TabBar-content {{ flex-wrap: wrap !important; }}\n"
+        f"{bar} .{p}-TabBar-tab {{ flex: 0 0 auto !important; "
+        "max-width: none !important; }\n"
+        for p in ("lm", "p"))
     return ipywidgets.HTML(value=f"<style>\n{rules}</style>")
 
 

@@ -76,8 +76,11 @@ def _plain(text: str, limit: int = 24) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def _list_words(words, most: int = 6) -> str:
-    shown = ", ".join(f"'{_plain(w)}'" for w in words[:most])
+def _list_words(words, most: int = 6, why=None) -> str:
+    """``'a', 'b' and 3 more``; with ``why`` (word -> reason), ``'a' (reason)``."""
+    why = why or {}
+    shown = ", ".join(f"'{_plain(w)}'" + (f" ({why[w]})" if w in why else "")
+                      for w in words[:most])
     if len(words) > most:
         shown += f" and {len(words) - most} more"
     return shown
@@ -113,11 +116,9 @@ def _read(text, *, cap: int = MAX_TOKENS, positions: bool = True, what="sentence
             f"{_list_words(plain)}."
         )
     if why:
-        shown = ", ".join(f"'{_plain(w)}' ({why[w]})" for w in list(why)[:6])
-        more = f" and {len(why) - 6} more" if len(why) > 6 else ""
         notes.append(
             "Not in the toy lexicon, guessed from the word's form "
-            f"('unknown' still set): {shown}{more}."
+            f"('unknown' still set): {_list_words(list(why), why=why)}."
         )
     labels, replaced = [], False
     for t in tokens:
@@ -440,6 +441,12 @@ def load_or_explain(load, what: str, packages: str):
         return None, str(exc) or type(exc).__name__
 
 
+def text_width(n_chars: int, pad: float = 3.0) -> str:
+    """A CSS width for a control showing ``n_chars`` characters: about 0.62 em
+    a character, plus ``pad`` em for padding (and a dropdown's arrow)."""
+    return f"{0.62 * n_chars + pad:.1f}em"
+
+
 def fit_dropdown(options, description="", **kwargs):
     """A ``Dropdown`` wide enough for its description and its longest option
     (no "laye" for "layer 0"): the description takes its own width, the box
@@ -447,9 +454,9 @@ def fit_dropdown(options, description="", **kwargs):
     arrow and padding. ``options`` as for ``widgets.Dropdown``."""
     texts = [o[0] if isinstance(o, tuple) else o for o in options]
     longest = max((len(str(t)) for t in texts), default=0)
-    width = 0.62 * (len(description) + longest) + 4.0
     return widgets.Dropdown(options=options, description=description,
-                            layout=widgets.Layout(width=f"{width:.1f}em"),
+                            layout=widgets.Layout(width=text_width(
+                                len(description) + longest, pad=4.0)),
                             style={"description_width": "initial"}, **kwargs)
 
 

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer, fit_dropdown, load_or_explain
+from helpers.widgets.base import Explorer, fit_dropdown, load_or_explain, text_width
 from helpers.widgets.engine import WEIGHT_SCALE, display_label, small_label_size
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -133,9 +133,8 @@ class _GPTExplorer(Explorer):
             description="Temperature:", readout_format=".2f",
             style={"description_width": "initial"})
         label = f"Generate {GENERATE_TOKENS} tokens"
-        width = f"{0.62 * len(label) + 3:.1f}em"  # 0.62 em a character + padding
         self.generate = widgets.Button(description=label,
-                                       layout=widgets.Layout(width=width))
+                                       layout=widgets.Layout(width=text_width(len(label))))
         self.generate.add_class("attn-generate")
         self.generate.on_click(self._on_generate)
         super().__init__([self.prompt, widgets.HBox([self.layer, self.head,
