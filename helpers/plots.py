@@ -1,8 +1,8 @@
-"""Pictures of attention: labelled heatmaps, head grids, line and vector views.
+"""Pictures of attention: labelled heatmaps, head grids, vector views and charts.
 
 This module gathers the figures of ``helpers.figures`` under one name
-(``from helpers import plots``): heatmaps in ``figures.heatmaps``, lines and
-vector strips in ``figures.vectors``, bars and curves in ``figures.charts``,
+(``from helpers import plots``): heatmaps in ``figures.heatmaps``, vectors
+as bars and strips in ``figures.vectors``, bars and curves in ``figures.charts``,
 what they share in ``figures.common``.
 
 Every function takes arrays and labels and returns a matplotlib ``Figure``;
@@ -41,7 +41,7 @@ from helpers.figures.common import (
     short_label,
 )
 from helpers.figures.heatmaps import head_grid, heatmap, mask_view, model_heads
-from helpers.figures.vectors import line_view, vector_view
+from helpers.figures.vectors import vector_view
 
 __all__ = [
     "AttentionFigure",
@@ -50,7 +50,6 @@ __all__ = [
     "number_text",
     "short_label",
     "heatmap",
-    "line_view",
     "loglog_cost",
     "mask_view",
     "sense_by_layer",

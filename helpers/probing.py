@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.pretrained import PretrainedModel, _unit
+from helpers.models.pretrained import PretrainedModel, _unit
 
 __all__ = ["reference_differences", "same_offset_score", "sense_gap"]
 

@@ -1,4 +1,4 @@
-"""helpers.gpt, lesson 11's small GPT in numpy: against transformers, and invariants.
+"""helpers.models.gpt, lesson 11's small GPT in numpy: against transformers, invariants.
 
 The reference numbers (tests/data/gpt_reference.npz) come from
 ``transformers.GPT2LMHeadModel`` loading data/gpt/ as shipped
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import gpt
+from helpers.models import gpt
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = Path(os.environ.get("GPT_TEST_FOLDER") or gpt.FOLDER)

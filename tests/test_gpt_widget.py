@@ -14,7 +14,7 @@ import pytest
 from matplotlib.colors import to_rgb
 from PIL import Image
 
-from helpers import gpt
+from helpers.models import gpt
 from helpers import widgets as W
 from helpers.widgets import engine, lesson11
 

@@ -1,7 +1,9 @@
 """The instructor's guide (notebooks/instructor_guide.md) stays complete and in step.
 
-For every lesson 01-10 it must give a plan whose minutes add up to at most 50
-and whose numbered sections are the notebook's own, 3 or more "predict, then
+For every lesson of the lesson table it must give a plan whose minutes add up
+to at most 50, whose numbered sections are the notebook's own and whose rows
+give each section at least the minutes its prose takes at the guide's own
+reading rate, 3 or more "predict, then
 run" questions with answers, 2 or more discussion questions and the usual
 misconceptions. Every explorer it names must exist, and its JupyterHub link
 must be well formed and generated from the repository's one slug. The second
@@ -152,6 +154,7 @@ def problems(text: str, headings=notebook_headings) -> list[str]:
         if heads is None:
             continue
         planned = {norm(label) for rows in tables for label, _ in rows}
+        planned |= outside_rows(body)
         for label in sorted(planned):
             if numbered(label) and label not in heads:
                 out.append(f"lesson {lesson}: plan row {label!r} is not a heading "
@@ -578,3 +581,154 @@ def test_the_guides_word_and_cell_counts_are_the_notebooks(guide):
     # the range is the notebooks' own, not a loose bound: each end within 5%
     words = [w for w, _ in counts.values()]
     assert min(words) <= 1.05 * lo and max(words) >= 0.95 * hi, (min(words), max(words))
+
+
+
+# --------------------------------------------------------------------------
+# The plans fit their minutes at the guide's own reading rate
+# --------------------------------------------------------------------------
+OUTSIDE = "—"                    # a plan row's minutes for a section done outside class
+INTRO = norm("Intro and setup")
+
+
+def reading_rate(text: str) -> float:
+    """Words a minute at the fast end of the rate the guide's introduction states
+    ("roughly 250–300 words of prose per five minutes" -> 60)."""
+    m = re.search(r"roughly (\d+)–(\d+) words of\s+prose per five minutes", text)
+    assert m, "the guide no longer states its reading rate where the test expects it"
+    return int(m.group(2)) / 5
+
+
+def _words(text: str) -> int:
+    """Words as the timing paragraph counts them (prose_words_and_code_cells)."""
+    return len(re.findall(r"[A-Za-z][\w'’-]*", text))
+
+
+def lesson_sections(lesson: str) -> list[dict]:
+    """Lesson NN's "## " sections in notebook order, each as {"head": normalised
+    heading, "words": words of its in-class prose, "optional": True if the whole
+    section carries the pacing line, "optional words": words of its "### " parts
+    that carry the pacing line, which run to the next heading}. Everything before
+    section 1 (title, goals, "Before you start") is "intro and setup"; navigation
+    cells are left out; a "#" line inside a ``` fence is not a heading."""
+    nb = nbformat.read(next((ROOT / "notebooks").glob(f"{lesson}_*.ipynb")),
+                       as_version=4)
+    sections = [{"head": INTRO, "words": 0, "optional": False, "optional words": 0}]
+    in_optional_part = False
+    for cell in nb.cells:
+        if cell.cell_type != "markdown" or cell.metadata.get("tags"):
+            continue
+        chunks, fenced = [[]], False
+        for line in cell.source.splitlines():
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            if not fenced and re.match(r"#{2,3} ", line):
+                chunks.append([])
+            chunks[-1].append(line)
+        for chunk in chunks:
+            head = re.match(r"(#{2,3}) (.+)", chunk[0]) if chunk else None
+            marked = PACING in "\n".join(chunk[:3])
+            if head and head.group(1) == "##" and (
+                    numbered(norm(head.group(2))) or len(sections) > 1):
+                sections.append({"head": norm(head.group(2)), "words": 0,
+                                 "optional": marked, "optional words": 0})
+                in_optional_part = False
+            elif head and head.group(1) == "###":
+                in_optional_part = marked
+            key = "optional words" if in_optional_part else "words"
+            sections[-1][key] += _words("\n".join(chunk))
+    return sections
+
+
+def outside_rows(lesson_text: str) -> set[str]:
+    """Normalised labels of plan rows whose minutes are "—": done outside class."""
+    return {norm(cells[0].strip("* "))
+            for body in subsections(lesson_text, "Plan")
+            for line in body.splitlines()
+            for cells in [[c.strip() for c in line.strip().strip("|").split("|")]]
+            if len(cells) >= 2 and cells[1] == OUTSIDE}
+
+
+def pacing_problems(text: str, lesson: str, sections=None) -> list[str]:
+    """Every plan row of lesson NN that gives a section fewer minutes than its
+    in-class prose takes at the guide's reading rate, and every section that no
+    plan accounts for (empty = every plan is true). A warm-up without a row of
+    its own counts with the section after it; a row marked "—" is outside the
+    class minutes and must be a section the notebook marks optional."""
+    rate = reading_rate(text)
+    body = lessons(text)[lesson]
+    sections = lesson_sections(lesson) if sections is None else sections
+    outside = outside_rows(body)
+    tables = plan_tables(body)
+    planned = {norm(label) for rows in tables for label, _ in rows} | outside
+    heads = {s["head"] for s in sections}
+    out = [f"lesson {lesson}: plan row {label!r} ({OUTSIDE}) is not a section of "
+           "the notebook" for label in sorted(outside - heads)]
+    for s in sections:
+        if s["head"] in outside and not s["optional"]:
+            out.append(f"lesson {lesson}: {s['head']!r} is planned outside class "
+                       f"({OUTSIDE}) but the notebook does not mark it optional")
+        if s["head"] not in planned and not s["head"].startswith("warm up"):
+            out.append(f"lesson {lesson}: section {s['head']!r} has no plan row "
+                       f"(give it minutes, or {OUTSIDE} if it is marked optional)")
+    for rows in tables:
+        minutes = {norm(label): m for label, m in rows[:-1]}
+        carried = 0
+        for s in sections:
+            if s["head"] not in minutes:
+                carried = s["words"] if s["head"].startswith("warm up") else 0
+                continue
+            words, carried = s["words"] + carried, 0
+            if minutes[s["head"]] < words / rate:
+                out.append(f"lesson {lesson}: {s['head']!r} has {words} words of "
+                           f"in-class prose, {words / rate:.1f} minutes at {rate:g} "
+                           f"words a minute; the plan gives {minutes[s['head']]}")
+    return out
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_plans_fit_their_minutes_at_the_guides_reading_rate(guide, lesson):
+    """Every row of every plan (09's periods too) gives its section at least the
+    minutes its in-class prose takes at the fast end of the guide's rate."""
+    assert pacing_problems(guide, lesson) == []
+
+
+def test_pacing_check_counts_what_it_should():
+    """Optional parts are left out only when marked, warm-ups count with the next
+    row, and the intro, fences and navigation are handled as documented."""
+    by_head = {s["head"]: s for s in lesson_sections("01")}
+    assert by_head[INTRO]["words"] > 50                   # goals + "Before you start"
+    assert by_head[norm("3. Similar meanings point in similar directions")][
+        "optional words"] > 0                             # its PCA map is marked
+    assert by_head[norm("Stretch: nearest neighbours of a vector")]["optional"]
+    assert not by_head[norm("2. Same word, same vector")]["optional"]
+    for lesson in LESSONS:
+        words, _ = prose_words_and_code_cells(lesson)
+        counted = sum(s["words"] + s["optional words"] for s in lesson_sections(lesson))
+        assert counted == words, lesson                  # every prose word, once
+
+
+def test_pacing_check_catches_a_row_too_short(guide):
+    body = lessons(guide)["01"]
+    sections = lesson_sections("01")
+    assert pacing_problems(guide, "01", sections) == []
+    rate = reading_rate(guide)
+    longest = max(sections[1:], key=lambda s: s["words"])
+    # the same notebook with one section's prose grown past any plan's minutes
+    padded = [dict(s, words=s["words"] * 3 + int(60 * rate)) if s is longest else s
+              for s in sections]
+    assert any(repr(longest["head"]) in p and "the plan gives" in p
+               for p in pacing_problems(guide, "01", padded))
+    # a faster-sounding rate in the guide is used, not a constant
+    assert reading_rate(guide.replace("250–300 words of", "250–600 words of")) == 120
+    # a section that is not optional cannot be moved outside the class minutes
+    row = next(line for line in body.splitlines() if line.startswith("| 2. Same word"))
+    cells = row.split("|")
+    broken_row = "|".join(cells[:2] + [f" {OUTSIDE} "] + cells[3:])
+    broken = guide.replace(body, body.replace(row, broken_row))
+    assert any("does not mark it optional" in p for p in pacing_problems(broken, "01"))
+    # and a section left out of every plan is reported
+    stretch = next(line for line in body.splitlines()
+                   if line.startswith("| Stretch: nearest"))
+    broken = guide.replace(body, body.replace(stretch + "\n", ""))
+    assert any("has no plan row" in p for p in pacing_problems(broken, "01"))

@@ -10,7 +10,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from matplotlib.collections import LineCollection, PatchCollection
+from matplotlib.collections import PatchCollection
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
@@ -65,7 +65,6 @@ def all_figures(A):
         "heatmap": plots.heatmap(A, TOKENS, TOKENS, title="T"),
         "video": plots.heatmap(A, TOKENS, TOKENS, title="T", convention="video"),
         "head_grid": plots.head_grid(np.stack([A, A.T]), TOKENS, suptitle="T"),
-        "line_view": plots.line_view(A, TOKENS, highlight=1, title="T"),
         "vector_view": plots.vector_view(A[0], TOKENS, title="T"),
         "strip": plots.vector_view(A, TOKENS, labels=TOKENS, title="T"),
         "mask_view": plots.mask_view(A * mask, mask, TOKENS, title="T"),
@@ -272,51 +271,6 @@ def test_head_grid_writes_the_chosen_cells_only(A):
     assert len(panels[0].patches) == 1  # one frame, none for cells out of range
 
 
-# --------------------------------------------------------------- line view ---
-
-
-def test_line_view_opacity_is_weight_and_tokens_on_both_sides():
-    A = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]])
-    fig = plots.line_view(A, ["x", "y", "z"])
-    ax = fig.axes[0]
-    (lines,) = [c for c in ax.collections if isinstance(c, LineCollection)]
-    segments = lines.get_segments()
-    alphas = lines.get_colors()[:, 3]
-    drawn = {(int(s[0][1]), int(s[1][1])): a for s, a in zip(segments, alphas)}
-    assert set(drawn) == {(0, 0), (1, 0), (1, 1), (2, 0), (2, 1), (2, 2)}  # no 0 lines
-    for (i, j), alpha in drawn.items():
-        assert alpha == pytest.approx(A[i, j])
-    assert tick_texts(ax.get_yticklabels()) == ["x", "y", "z"]
-    right = [c for c in ax.child_axes][0]
-    assert tick_texts(right.get_yticklabels()) == ["x", "y", "z"]
-    joined = " ".join(texts(fig))
-    assert "query (attending)" in joined and "key (attended to)" in joined
-
-
-def test_line_view_highlight_one_query(A):
-    fig = plots.line_view(A, TOKENS, highlight="creature")
-    ax = fig.axes[0]
-    (lines,) = [c for c in ax.collections if isinstance(c, LineCollection)]
-    starts = np.array([int(s[0][1]) for s in lines.get_segments()])
-    widths = np.asarray(lines.get_linewidths())
-    alphas = lines.get_colors()[:, 3]
-    assert widths[starts == 3].min() > widths[starts != 3].max()
-    assert alphas[starts == 3].max() > alphas[starts != 3].max()
-    bold = [t.get_text() for t in ax.get_yticklabels() if t.get_fontweight() == "bold"]
-    assert bold == ["creature"]
-    with pytest.raises(ValueError, match="not one of the tokens"):
-        plots.line_view(A, TOKENS, highlight="dog")
-
-
-def test_line_view_cross_attention_and_empty():
-    fig = plots.line_view(
-        np.full((2, 3), 1 / 3), ["le", "chat"], key_tokens=["the", "black", "cat"]
-    )
-    right = fig.axes[0].child_axes[0]
-    assert tick_texts(right.get_yticklabels()) == ["the", "black", "cat"]
-    assert "no tokens to show" in texts(plots.line_view(np.zeros((0, 0)), []))
-
-
 # ------------------------------------------------------------- vector view ---
 
 
@@ -447,12 +401,9 @@ def test_figure_displays_as_png_in_a_real_kernel():
 def test_default_colour_maps_read_in_greyscale():
     # Perceptually uniform sequential maps: luminance rises monotonically, so a
     # greyscale print keeps the order of the values.
-    fig = plots.line_view(np.eye(2), ["a", "b"])
-    opacity = colorbar_axes(fig)[0]._colorbar.cmap
     for cmap in (
         matplotlib.colormaps["viridis"],
         matplotlib.colormaps["cividis"],
-        opacity,
     ):
         rgb = cmap(np.linspace(0, 1, 64))[:, :3]
         luminance = rgb @ np.array([0.2126, 0.7152, 0.0722])

@@ -1,4 +1,4 @@
-"""helpers.pretrained: all-MiniLM-L6-v2 in numpy against the reference implementation.
+"""helpers.models.pretrained: all-MiniLM-L6-v2 in numpy against the reference code.
 
 The model comes from the offline copy that ``make test`` lays out with
 tools/fetch_test_model.py (a huggingface_hub cache folder, used with
@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import pretrained, probing
+from helpers import probing
+from helpers.models import pretrained
 from helpers.attention import scaled_dot_product_attention
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -271,7 +272,8 @@ def test_no_copy_offline_gives_one_clear_sentence(tmp_path):
                      HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path))
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("helpers.pretrained.ModelNotAvailable: The pretrained model")
+    assert last.startswith(
+        "helpers.models.pretrained.ModelNotAvailable: The pretrained model")
     assert "HF_HUB_OFFLINE is set" in last and "internet connection" in last
     assert "During handling" not in result.stderr  # no chained library traceback
     assert "huggingface_hub" not in result.stderr

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from conftest import model_available
-from helpers import pretrained
+from helpers.models import pretrained
 from helpers import widgets as W
 from helpers.widgets import engine
 from helpers.widgets import lesson10

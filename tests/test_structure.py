@@ -1,9 +1,12 @@
 """The shape of ``helpers/``: imports run one way, nothing of the maintainer
-tools leaks in, and every file stays readable in one sitting."""
+tools leaks in, and every file stays readable in one sitting. Also where the
+models live (their old addresses kept) and where the checker tests live."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,18 +51,31 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
+# The models' old addresses: helpers/__init__.py's __getattr__ gives these
+# modules under the old names, so an import by an old name is an edge to the
+# module in helpers/models/ (not to the package helpers).
+OLD_ADDRESSES = {"helpers.pretrained": "helpers.models.pretrained",
+                 "helpers.gpt": "helpers.models.gpt"}
+
+
+def _target(imp: str, modules) -> str | None:
+    """The helpers module an imported name is in: "helpers.widgets.engine.
+    MAX_TOKENS" -> the longest module prefix; an old address -> its module."""
+    for old, new in OLD_ADDRESSES.items():
+        if imp == old or imp.startswith(old + "."):
+            imp = new + imp[len(old):]
+    parts = imp.split(".")
+    for k in range(len(parts), 0, -1):
+        if ".".join(parts[:k]) in modules:
+            return ".".join(parts[:k])
+    return None
+
+
 def _graph():
     modules = {_module(p): p for p in FILES}
     graph = {}
     for name, path in modules.items():
-        deps = set()
-        for imp in _imports(path):
-            # "helpers.widgets.engine.MAX_TOKENS" -> the longest module prefix
-            parts = imp.split(".")
-            for k in range(len(parts), 0, -1):
-                if ".".join(parts[:k]) in modules:
-                    deps.add(".".join(parts[:k]))
-                    break
+        deps = {_target(imp, modules) for imp in _imports(path)} - {None}
         deps.discard(name)
         # a package's own __init__ is not an edge back from its submodules
         graph[name] = {d for d in deps if not name.startswith(d + ".")}
@@ -144,7 +160,8 @@ def test_the_models_are_numpy_only():
     graph = _graph()
     models = {m for m in graph if m.startswith("helpers.models")}
     assert {"helpers.models.tiny", "helpers.models.tiny_corpus",
-            "helpers.models.tiny_training", "helpers.models.tiny_io"} <= models
+            "helpers.models.tiny_training", "helpers.models.tiny_io",
+            "helpers.models.pretrained", "helpers.models.gpt"} <= models
     for name in sorted(models | {"helpers.tinymodel"}):
         for module in {name} | _reach(graph, name):
             path = HELPERS.parent / (module.replace(".", "/") + ".py")
@@ -197,3 +214,91 @@ def test_the_old_addresses_still_export_everything_they_list():
     assert lexicon.positional_encoding is positions.positional_encoding
     assert heads.CURRICULUM_SENTENCES is sentences.CURRICULUM_SENTENCES
     assert plots.heatmap is heatmaps.heatmap
+
+
+# The models moved to helpers/models/; their old public addresses
+# (``from helpers import pretrained``, ``from helpers import gpt``) give the
+# same module object, imported only when asked for.
+
+
+def test_the_old_model_addresses_are_the_same_module_objects():
+    import helpers
+    from helpers import gpt, pretrained
+    from helpers.models import gpt as gpt_module
+    from helpers.models import pretrained as pretrained_module
+
+    assert pretrained is pretrained_module and gpt is gpt_module
+    assert helpers.pretrained is pretrained_module and helpers.gpt is gpt_module
+    assert pretrained.__name__ == "helpers.models.pretrained"
+    assert not (HELPERS / "pretrained.py").exists()
+    assert not (HELPERS / "gpt.py").exists()
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        helpers.nope
+
+
+def test_the_old_model_addresses_are_resolved_in_the_import_graph():
+    # an edge through an old address counts as one to the module itself
+    modules = {_module(p): p for p in FILES}
+    assert _target("helpers.pretrained", modules) == "helpers.models.pretrained"
+    assert _target("helpers.gpt.load", modules) == "helpers.models.gpt"
+    assert _target("helpers.gptplots", modules) == "helpers.gptplots"
+    assert _target("numpy.linalg", modules) is None
+    graph = _graph()
+    assert {"helpers.models.pretrained", "helpers.models.gpt"} <= graph["helpers"]
+    assert "helpers.models.gpt" in graph["helpers.checks.lesson11"]
+    assert "helpers.models.pretrained" in graph["helpers.probing"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HELPERS)))
+def test_helpers_import_the_models_from_helpers_models(path):
+    # one address inside helpers/: the old names are for learners' code only
+    if path == HELPERS / "__init__.py":
+        return
+    assert not _imports(path) & set(OLD_ADDRESSES), path.relative_to(HELPERS)
+
+
+def test_import_helpers_loads_no_model():
+    code = ("import sys, helpers; "
+            "print(sorted(m for m in sys.modules if m.startswith('helpers.models')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=HELPERS.parent,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_every_helpers_package_is_installed():
+    # pyproject's [tool.setuptools] packages: a folder missing there is
+    # missing from a non-editable install (pip install .)
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((HELPERS.parent / "pyproject.toml").read_text("utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    packages = {_module(p) for p in HELPERS.rglob("__init__.py")}
+    assert packages == listed, sorted(packages ^ listed)
+
+
+# The checker tests: one file per lesson in tests/checks/, and the folder (not
+# a list of files) is what the old-versions run and the other-CPU run name.
+
+
+def test_every_lessons_checkers_are_tested_in_its_own_file():
+    # lesson N's checkers (helpers/checks/lessonNN.py) are each named in
+    # tests/checks/test_lessonNN.py, the folder the old-versions run executes
+    root = HELPERS.parent
+    for module in sorted((HELPERS / "checks").glob("lesson[0-9][0-9].py")):
+        test = root / "tests" / "checks" / f"test_{module.stem}.py"
+        assert test.is_file(), f"{module.name}'s checkers have no {test.name}"
+        names = {n.name for n in ast.parse(module.read_text("utf-8")).body
+                 if isinstance(n, ast.FunctionDef) and n.name.startswith("check_")}
+        text = test.read_text("utf-8")
+        untested = sorted(n for n in names if n not in text)
+        assert names and untested == [], f"{test.name} does not test {untested}"
+    stray = sorted(p.name for p in (root / "tests").glob("test_*check*.py"))
+    assert stray == [], f"checker tests belong in tests/checks/: {stray}"
+
+
+def test_the_compat_and_other_cpu_runs_name_the_checks_folder():
+    root = HELPERS.parent
+    compat = (root / "tests" / "compat" / "compat.mk").read_text("utf-8")
+    makefile = (root / "Makefile").read_text("utf-8")
+    assert "COMPAT_TESTS  = tests/checks " in compat
+    assert "NUMERIC_TESTS = tests/checks " in makefile

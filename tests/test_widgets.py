@@ -164,6 +164,8 @@ def test_any_input(made, name, factory, box, case):
         assert weights.shape == (n, len(lexicon.FEATURES))
     elif name == "multi_head_explorer":
         assert weights.shape[-2:] == (n, n)
+    elif name == "image_explorer":  # caption words x picture patches
+        assert weights.shape == (n, 64)
     elif weights.ndim == 1:
         assert weights.shape == (n,)
     else:

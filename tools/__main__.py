@@ -35,9 +35,6 @@ When a cell may carry nbval's ``nbval-ignore-output`` tag (see
 
 from __future__ import annotations
 
-
-from __future__ import annotations
-
 import argparse
 import sys
 from pathlib import Path

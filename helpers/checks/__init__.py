@@ -38,6 +38,7 @@ from helpers.checks.lesson08 import (
     check_cross_attention,
     check_cross_shape,
     check_padded_cross,
+    check_word_heatmap,
 )
 from helpers.checks.lesson09 import check_softmax_backward
 from helpers.checks.lesson10 import (
@@ -91,4 +92,5 @@ __all__ = [
     "check_softmax_temperature",
     "check_top_k_sample",
     "check_update",
+    "check_word_heatmap",
 ]

@@ -1,5 +1,5 @@
 """Lesson 08: the checkers of cross-attention (weights' shape, the core
-exercise, padded source tokens)."""
+exercise, a word's map on the picture, padded source tokens)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import math
 
 import numpy as np
 
+from helpers import images
 from helpers.attention import (
+    cross_attention,
     scaled_dot_product_attention,
     softmax,
 )
@@ -19,6 +21,7 @@ from helpers.checks._core import (
     _call,
     _unpack_pair,
     _require_shape,
+    _as_array,
     _checker,
     _whole_numbers,
 )
@@ -217,3 +220,96 @@ def check_padded_cross(fn, name):
                         "weights @ V, with V = X_source @ W_V.")
     return (f"{name} gives the padding columns weight 0 and every row still sums "
             "to 1.")
+
+
+# ------------------------------------------- a word's map on the picture ---
+
+
+def _picture_weights():
+    """``A`` (3, 64) of the caption "a red circle" on lesson 08's picture."""
+    picture = images.make_picture()
+    head = images.picture_head()
+    caption = images.embed_caption("a red circle")
+    return cross_attention(caption.E, images.patch_features(picture), head.W_Q,
+                           head.W_K, head.W_V)[1]
+
+
+def _map_mistakes(got, A, i, n_rows, n_cols):
+    """The named mistake whose result ``got`` equals, or None."""
+    row = A[i]
+    right = row.reshape(n_rows, n_cols)
+    named = [
+        (row.reshape(n_cols, n_rows).T,
+         "You filled the map column by column (order='F', or reshape(n_cols, "
+         "n_rows).T). The patches are numbered row by row: patch j sits in row "
+         "j // n_cols, column j % n_cols, which is what A[i].reshape(n_rows, n_cols) "
+         "does."),
+        (right[::-1], "Your map is upside down: row 0 of the map is the top row of "
+         "patches, as imshow draws it. Do not flip it."),
+        (right[:, ::-1], "Your map is mirrored left to right: column 0 is the "
+         "leftmost patch. Do not flip it."),
+        (softmax(right.ravel()).reshape(n_rows, n_cols),
+         "You applied a softmax again: A's rows are already softmaxed and sum to 1. "
+         "The map is the weights themselves."),
+    ]
+    named += [(A[k].reshape(n_rows, n_cols),
+               f"That is the row of word {k}, not of word {i}: take A[i], the i-th "
+               "row (rows are the caption words).") for k in range(len(A)) if k != i]
+    for value, message in named:
+        if _close(got, value):
+            return message
+    flat = got.ravel()
+    if flat.size == row.size and np.all(np.isfinite(flat)) and flat.any():
+        ratio = flat / np.where(row == 0, np.nan, row)
+        ratio = ratio[np.isfinite(ratio)]
+        if ratio.size and np.allclose(ratio, ratio[0], rtol=1e-6) and not np.isclose(
+                ratio[0], 1.0):
+            return (f"Your numbers are the weights times {ratio[0]:.3g} (rescaled): "
+                    "keep the weights as they are; the colour scale of the picture "
+                    "does the rest.")
+    return None
+
+
+@_checker("a word's map on the picture")
+def check_word_heatmap(fn, name):
+    """Check ``fn(A, i, n_rows, n_cols) -> A[i].reshape(n_rows, n_cols)``."""
+    rng = np.random.default_rng(_SEED + 8)
+    cases = [("3 words, a 2 x 3 grid of patches, word 1",
+              softmax(rng.standard_normal((3, 6)) * 2), 1, 2, 3),
+             ("4 words, a 3 x 4 grid of patches, word 2",
+              softmax(rng.standard_normal((4, 12)) * 2), 2, 3, 4),
+             ("the caption 'a red circle' on the 8 x 8 picture, word 1 ('red')",
+              _picture_weights(), 1, 8, 8)]
+    for label, A, i, n_rows, n_cols in cases:
+        names = ("A", "i", "n_rows", "n_cols")
+        try:
+            result, _ = _call(fn, name, names, A, i, n_rows, n_cols)
+        except _Fail as fail:
+            text = str(fail)
+            if "reshape" in text and "size" in text:
+                text = text.split(" Run it on a small example")[0]
+                raise _Fail(f"{text} For {label}: a column A[:, i] has one number "
+                            "per word; a word's weights are its ROW, A[i], one "
+                            "number per patch.") from None
+            raise
+        got = _as_array(result, f"What {name} returns")
+        n_words, n_patches = A.shape
+        if got.shape != (n_rows, n_cols):
+            hints = {
+                (n_cols, n_rows): "Rows and columns are swapped: the map is n_rows "
+                "patches high and n_cols wide, reshape(n_rows, n_cols).",
+                (n_patches,): "That is the row as it is: lay it out as the grid, "
+                "reshape(n_rows, n_cols).",
+                (n_words,): "That is a column, one number per word: a word's weights "
+                "are its row, A[i].",
+                A.shape: "That is all of A: take word i's row first, A[i].",
+            }
+            _require_shape(got, (n_rows, n_cols), f"For {label}, the map",
+                           hints.get(got.shape, "One number per patch, laid out as "
+                                     "the patch grid."))
+        if not _close(got, A[i].reshape(n_rows, n_cols)):
+            message = _map_mistakes(got, A, i, n_rows, n_cols)
+            raise _Fail(message or f"For {label} the map differs from word {i}'s row "
+                        "of A laid out row by row (A[i].reshape(n_rows, n_cols)).")
+    return (f"{name} lays a word's row of A out on the patch grid, row by row, in "
+            f"all {len(cases)} cases.")

@@ -29,7 +29,7 @@ def _model(model):
     """``model``, or the shared ``pretrained.load()``; a missing copy is a _Fail."""
     if model is not None:
         return model
-    from helpers import pretrained
+    from helpers.models import pretrained
 
     try:
         return pretrained.load()

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from helpers import gpt
+from helpers.models import gpt
 from helpers.attention import softmax
 from helpers.checks._core import (
     _SEED,

@@ -1,19 +1,14 @@
-"""Vectors and links: weights as lines between tokens (``line_view``) and
-vectors as strips of coloured cells (``vector_view``)."""
+"""Vectors over named features: one vector as bars, several as a strip of
+coloured cells (``vector_view``)."""
 
 from __future__ import annotations
 
-
 import numpy as np
 from matplotlib import colormaps
-from matplotlib.collections import LineCollection
-from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgba
+from matplotlib.colors import Normalize
 
 from helpers.figures.common import (
-    KEY_LABEL,
-    QUERY_LABEL,
     AttentionFigure,
-    _as_matrix,
     _empty_message,
     _grid_image,
     _labels,
@@ -21,94 +16,6 @@ from helpers.figures.common import (
     _scalar_mappable,
     _token_ticks,
 )
-
-
-def line_view(
-    A,
-    tokens=None,
-    *,
-    key_tokens=None,
-    highlight=None,
-    title="Who attends to whom (line opacity = weight)",
-    colour="#30123b",
-    highlight_colour="#d95f02",
-    figsize=None,
-) -> AttentionFigure:
-    """Tokens in two columns, queries left and keys right, joined by lines.
-
-    A line from query ``i`` to key ``j`` is as opaque as ``A[i, j]`` (and
-    thicker for larger weights). ``highlight`` (a query index or token) draws
-    that query's lines thicker in ``highlight_colour`` and fades the others.
-    ``key_tokens`` labels the right column when it differs from the left
-    (cross-attention).
-    """
-    A = _as_matrix(A)
-    n_q, n_k = A.shape
-    q_labels = _labels(tokens, n_q, "tokens", A.shape)
-    if key_tokens is None:
-        k_labels = q_labels if n_k == n_q else _labels(None, n_k, "key tokens", A.shape)
-    else:
-        k_labels = _labels(key_tokens, n_k, "key tokens", A.shape)
-    if isinstance(highlight, str):
-        if highlight not in q_labels:
-            raise ValueError(f"highlight {highlight!r} is not one of the tokens")
-        highlight = q_labels.index(highlight)
-    if highlight is not None and not 0 <= int(highlight) < n_q:
-        raise ValueError(f"highlight={highlight} is outside 0..{n_q - 1}")
-    n = max(n_q, n_k, 1)
-    fig = _new_figure(figsize or (6.0, min(11.0, max(3.0, 1.4 + 0.36 * n))))
-    ax = fig.add_subplot()
-    ax.set_title(title)
-    norm = Normalize(0.0, 1.0)
-    base = to_rgba(colour)
-    opacity_map = LinearSegmentedColormap.from_list("opacity", ["white", base[:3]])
-    if A.size == 0:
-        _empty_message(ax)
-    else:
-        segments, colours, widths = [], [], []
-        weights = np.clip(np.nan_to_num(A, nan=0.0), 0.0, 1.0)
-        strong = to_rgba(highlight_colour)
-        for i in range(n_q):
-            for j in range(n_k):
-                w = float(weights[i, j])
-                if w < 0.01:
-                    continue
-                rgba, width = (*base[:3], w), 1.0 + 3.0 * w
-                if highlight is not None:
-                    if i == highlight:
-                        rgba, width = (*strong[:3], max(w, 0.1)), 2.0 + 3.0 * w
-                    else:
-                        rgba, width = (*base[:3], 0.15 * w), 1.0
-                segments.append([(0.0, i), (1.0, j)])
-                colours.append(rgba)
-                widths.append(width)
-        lines = LineCollection(
-            segments, colors=colours, linewidths=widths, gid="attention-lines"
-        )
-        ax.add_collection(lines)
-        ax.set_xlim(-0.05, 1.05)
-        ax.set_ylim(n - 0.5, -0.5)
-        ax.plot(np.zeros(n_q), np.arange(n_q), "o", color="0.2", markersize=4)
-        ax.plot(np.ones(n_k), np.arange(n_k), "o", color="0.2", markersize=4)
-        _token_ticks(ax, "y", q_labels)
-        right = ax.secondary_yaxis("right")
-        _token_ticks(right, "y", k_labels)
-        if highlight is not None:
-            for position, label in zip(ax.get_yticks(), ax.get_yticklabels()):
-                if int(round(position)) == highlight:
-                    label.set_fontweight("bold")
-    ax.set_xticks([0, 1], [QUERY_LABEL, KEY_LABEL])
-    ax.xaxis.tick_top()
-    for side in ("top", "bottom"):
-        ax.spines[side].set_visible(False)
-    fig.colorbar(
-        _scalar_mappable(norm, opacity_map),
-        ax=ax,
-        shrink=0.8,
-        pad=0.12,
-        label="attention weight (line opacity)",
-    )
-    return fig
 
 
 def vector_view(

@@ -1,8 +1,14 @@
-"""The models of the series, side by side.
+"""The models of the series, side by side, numpy only (no module here draws).
 
-``tiny`` (lesson 09: the tiny attention model, numpy only) with its data
-(``tiny_corpus``), its training (``tiny_training``) and its weights file
-(``tiny_io``); ``helpers.tinymodel`` gathers them under one name.
-The real models stay ``helpers.pretrained`` (lesson 10) and ``helpers.gpt``
-(lesson 11). No module here draws anything.
+* ``tiny`` (lesson 09: the tiny attention model) with its data
+  (``tiny_corpus``), its training (``tiny_training``) and its weights file
+  (``tiny_io``); ``helpers.tinymodel`` gathers them under one name.
+* ``pretrained`` (lesson 10): all-MiniLM-L6-v2, a real pretrained encoder,
+  read from its published files and run in numpy.
+* ``gpt`` (lesson 11): the small GPT trained on Shakespeare (``data/gpt/``).
+
+``from helpers import pretrained`` and ``from helpers import gpt`` give the
+same two module objects (``helpers/__init__.py``). What measures, draws or
+explores them lives apart: ``helpers.probing``, ``helpers.gptplots``,
+``helpers.widgets``.
 """

@@ -16,6 +16,12 @@ Its inputs are plain ipywidgets attributes, and it exposes what it last drew::
     ex.figure      # the matplotlib Figure that is reused for every picture
     ex.artists     # its panels (ex.artists.heat, ...), see panels.py
     ex.draw_count  # how many pictures have been drawn
+    ex.save("figures/pattern")  # figures/pattern.png and figures/pattern.csv
+
+``save(name)`` (every explorer has it, ``base.Explorer.save``) writes the
+current picture as a PNG (the very bytes shown) and the numbers it shows as a
+CSV: the key tokens as the header, each row starting with its query token
+(several heads stacked under a ``head`` column); layouts in ``saving.py``.
 
 Bad input never raises out of a callback: an empty sentence, a word the
 lexicon does not know, 300 words, emoji or text that looks like HTML each give
@@ -39,9 +45,10 @@ every input (``attn-temperature``, ``attn-token``, ``attn-target``,
 ``attn-layer``, ...).
 
 Modules: ``engine`` (drawing), ``panels`` (heatmap, bars, the pixel
-heatmap, the feature-column heatmap), ``base`` (the explorer base, reading
-sentences, the token picker), then ``lessonNN`` for every lesson with an
-explorer (``lesson00`` ... ``lesson12``, the numbers of ``checks/lessonNN.py``);
+heatmap, the feature-column heatmap), ``saving`` (the PNG and CSV of
+``save``), ``base`` (the explorer base, reading sentences, the token picker),
+then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
+``lesson12``, the numbers of ``checks/lessonNN.py``);
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
 explorers (lesson, tab title, factory, one-line instruction): the playground's
 tabs, the widget tests and the widget benchmark read it. Adding an explorer
@@ -63,7 +70,7 @@ from helpers.widgets.lesson04 import pattern_explorer
 from helpers.widgets.lesson05 import update_explorer
 from helpers.widgets.lesson06 import mask_explorer
 from helpers.widgets.lesson07 import multi_head_explorer, parameter_calculator
-from helpers.widgets.lesson08 import cross_explorer
+from helpers.widgets.lesson08 import cross_explorer, image_explorer
 from helpers.widgets.lesson09 import TrainingMonitor, loss_figure, sense_explorer
 from helpers.widgets.lesson10 import real_attention_explorer
 from helpers.widgets.lesson11 import gpt_explorer
@@ -118,6 +125,9 @@ EXPLORERS = (
                 "attention."),
     ExplorerRow(8, "Cross", cross_explorer,
                 "Edit the English or the French sentence: rows are French queries."),
+    ExplorerRow(8, "Picture", image_explorer,
+                "Type a caption: each word lights the patches of the picture it looks "
+                "at."),
     ExplorerRow(9, "Trained model", sense_explorer,
                 "Type a sentence with 'bank' or 'mole': the trained model picks a "
                 "sense."),

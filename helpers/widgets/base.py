@@ -29,6 +29,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from helpers import heads, lexicon, style
+from helpers.widgets import saving
 from helpers.widgets.engine import (
     MAX_TOKENS,
     MAX_WAIT,
@@ -93,10 +94,9 @@ def _read(text, *, cap: int = MAX_TOKENS, positions: bool = True, what="sentence
     ``E`` (n, D_MODEL), ``unknown``, ``notes`` (list of messages) and
     ``empty`` (True when there is nothing to draw).
     """
-    lex = lexicon
     text = "" if text is None else str(text)
     notes = []
-    tokens = lex.tokenize(text) if text.strip() else []
+    tokens = lexicon.tokenize(text) if text.strip() else []
     if not text.strip():
         notes.append(f"Type a {what} in the box.")
     elif not tokens:
@@ -106,9 +106,9 @@ def _read(text, *, cap: int = MAX_TOKENS, positions: bool = True, what="sentence
     if len(tokens) > cap:
         notes.append(f"Showing the first {cap} of {len(tokens)} tokens.")
         tokens = tokens[:cap]
-    emb = lex.embed(tokens, positions=positions)
+    emb = lexicon.embed(tokens, positions=positions)
     unknown = list(emb.unknown)
-    why = {w: g["why"] for w in unknown if (g := lex.guess_word(w))}
+    why = {w: g["why"] for w in unknown if (g := lexicon.guess_word(w))}
     plain = [w for w in unknown if w not in why]
     if plain:
         notes.append(
@@ -144,9 +144,8 @@ def _default_index(tokens) -> int:
     for i, t in enumerate(tokens):
         if t in ambiguous:
             return i
-    lex = lexicon
     try:
-        table = lex.load_lexicon()
+        table = lexicon.load_lexicon()
         for i, t in enumerate(tokens):
             if t in table and table.info(t).get("pos") == "noun":
                 return i
@@ -170,6 +169,14 @@ def _sizes_changed():
 
 
 style.on_change(_sizes_changed)
+
+
+#: A Label cuts a long line with an ellipsis ("... the last picture i…"); this
+#: stylesheet (fixed text, no user input in it) lets the message line wrap.
+#: Each explorer carries its own copy, so it wraps wherever it is shown.
+MESSAGE_STYLE = ("<style>.widget-label.attn-message { white-space: normal !important;"
+                 " overflow: visible !important; text-overflow: clip !important;"
+                 " height: auto !important; line-height: 1.4 !important; }</style>")
 
 
 class Explorer(widgets.VBox):
@@ -198,7 +205,8 @@ class Explorer(widgets.VBox):
         self.picture.add_class("attn-picture")
         self.message_label = widgets.Label(value="")
         self.message_label.add_class("attn-message")
-        self.children = tuple(controls) + (self.picture, self.message_label)
+        self.children = tuple(controls) + (self.picture, self.message_label,
+                                           widgets.HTML(value=MESSAGE_STYLE))
         self.add_class("attn-explorer")
         names = {id(v): k for k, v in vars(self).items()
                  if isinstance(v, widgets.Widget)}
@@ -382,6 +390,46 @@ class Explorer(widgets.VBox):
             if w is not self:
                 w.close()
         super().close()
+
+    # -- saving ------------------------------------------------------------
+    def save(self, name):
+        """Save what the explorer shows: ``<name>.png``, the current picture
+        (the very bytes of ``.picture``, a pending picture drawn first), and
+        ``<name>.csv``, the numbers it shows, labelled. ``name`` may hold a
+        folder (it is made) and may end in .png or .csv. Returns the two
+        paths, ``(png, csv)``. A bad name (empty, a folder) is a ValueError.
+
+        The CSV (layouts in ``helpers/widgets/saving.py``): a query x key
+        grid has the key tokens as its header and each row starts with its
+        query token; several heads add a first column ``head``; what the
+        picture shows beside the grid comes as more columns. Numbers are the
+        shortest text that reads back as the same number. A placeholder
+        picture (empty input) gives a CSV of one ``note`` saying why.
+        """
+        where = saving.paths(name)
+        self.flush()
+        if not self.picture.value:
+            raise RuntimeError(f"Nothing to save: no picture was drawn "
+                               f"({self.message or 'see .last_error'}).")
+        state = self._state
+        if state is None or state.empty:
+            why = self.message or getattr(state, "placeholder", "") or "no input"
+            table = saving.note(f"No numbers to save (the picture is a "
+                                f"placeholder): {why}")
+        else:
+            table = self._csv_table()
+        return saving.write(where, self.picture.value, table)
+
+    def _csv_table(self, beside=None):
+        """The numbers of the picture as ``(header, rows)`` for :meth:`save`:
+        ``.weights`` with ``.tokens`` as queries and keys (``.source_tokens``
+        as keys when the explorer has them; a (n,) vector is the row of
+        ``.target``), and the table ``beside`` to its right. Explorers that
+        show more override this."""
+        table = saving.default_table(self.tokens, self.weights,
+                                     keys=getattr(self, "source_tokens", None),
+                                     query=getattr(self, "target", None))
+        return table if beside is None else saving.side_by_side(table, beside)
 
     # -- display -----------------------------------------------------------
     def _summary(self):

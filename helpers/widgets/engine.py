@@ -373,7 +373,7 @@ def mime_bundle(text, png, widget):
     ``text/plain`` and a still ``image/png`` (what a stored notebook shows on
     GitHub) plus the live widget view, built from the model id so that both
     ipywidgets 7.7 (Colab; widgets there have no ``_repr_mimebundle_``) and
-    8 understand it. ``tools/notebooks.py`` drops the view when storing.
+    8 understand it. ``tools/execute.py`` drops the view when storing.
     """
     data = {"text/plain": text}
     if png:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from helpers import lexicon
+from helpers.widgets import saving
 from helpers.widgets.base import SentenceExplorer, _empty_state, _read, _sentence
 from helpers.widgets.panels import feature_heatmap
 
@@ -25,11 +26,10 @@ class _EmbeddingExplorer(SentenceExplorer):
                                     clabel="feature value")
 
     def _compute(self):
-        lex = lexicon
         r = _read(self.sentence.value, positions=False)
         if r.empty:
-            return _empty_state(r, weights_shape=(0, len(lex.FEATURES)))
-        M = r.E[:, : len(lex.FEATURES)]
+            return _empty_state(r, weights_shape=(0, len(lexicon.FEATURES)))
+        M = r.E[:, : len(lexicon.FEATURES)]
         unknown = set(r.unknown)
         labels = [f"{lab} (?)" if t in unknown else lab
                   for t, lab in zip(r.tokens, r.labels)]
@@ -45,6 +45,11 @@ class _EmbeddingExplorer(SentenceExplorer):
             title="Embedding matrix E: one row per token (red '?' = unknown word)",
             ylabel="token", vmin=0.0, vmax=1.0,
             row_colours=s.colours)
+
+    def _csv_table(self):
+        """For ``save``: one row per token, one column per feature."""
+        return saving.grid(self.weights, self.tokens, list(lexicon.FEATURES),
+                           corner="token \\ feature")
 
 
 def embedding_explorer(sentence=None):

@@ -42,12 +42,11 @@ class _WeightedSumExplorer(SentenceExplorer):
                                       clabel="value", rows=2, title_size=10)
 
     def _compute(self):
-        lex = lexicon
         r = _read(self.sentence.value, positions=False)
         t = self._picker.sync(self, r.tokens)
         if r.empty:
             return _empty_state(r, weights_shape=(0,))
-        F = r.E[:, : len(lex.FEATURES)]
+        F = r.E[:, : len(lexicon.FEATURES)]
         scores = F @ F[t]
         w = softmax(scores)
         new = w @ F
@@ -61,7 +60,7 @@ class _WeightedSumExplorer(SentenceExplorer):
                           f"after: {sense_verdict(a_sims)}")
             extra["senses"] = {"before": b_sims, "after": a_sims}
         else:
-            near = lex.nearest_words(new, k=3, exclude=(word,))
+            near = lexicon.nearest_words(new, k=3, exclude=(word,))
             sense_note = "nearest words after: " + ", ".join(
                 f"{display_label(wd)[0]} ({c:.2f})" for wd, c in near)
         extra["sense_note"] = sense_note

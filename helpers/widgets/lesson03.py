@@ -20,9 +20,8 @@ from helpers.widgets.engine import BAR_HIGHLIGHT, nice_limit
 from helpers.widgets.panels import Bars, Heatmap
 
 
-_SLOT_NAMES = {
-    "adjective": ["adjective?", "order (1)", "order (2)"],
-}
+#: What each query/key slot of the adjective head reads (its three columns).
+_SLOTS = ["adjective?", "order (1)", "order (2)"]
 
 
 class _QKExplorer(SentenceExplorer):
@@ -67,8 +66,7 @@ class _QKExplorer(SentenceExplorer):
 
     def _paint(self, art, s):
         d_k = s.K.shape[1]
-        slots = _SLOT_NAMES.get("adjective", [])
-        slots = slots if len(slots) == d_k else [f"slot {i}" for i in range(d_k)]
+        slots = _SLOTS if len(_SLOTS) == d_k else [f"slot {i}" for i in range(d_k)]
         # Query and keys get their own scales: the query's entries reach
         # about 7, the keys' stay within about 1, and one shared scale would
         # paint every key the same colour.

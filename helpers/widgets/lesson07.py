@@ -14,6 +14,7 @@ from helpers.attention import (
     attention_parameters,
     multi_head_attention,
 )
+from helpers.widgets import saving
 from helpers.widgets.base import (
     Explorer,
     _empty_state,
@@ -30,6 +31,11 @@ from helpers.widgets.engine import (
 from helpers.widgets.panels import Bars, Heatmap
 
 _ALL = "all heads"
+#: The parameter calculator's bars: (label, key of attention_parameters).
+_BARS = (("W_Q", "query"), ("W_K", "key"), ("value-down", "value_down"),
+         ("value-up", "value_up"), ("square value map", "square_value"),
+         ("per head", "per_head"), ("per block", "per_block"),
+         ("all layers", "total"))
 
 
 class _MultiHeadExplorer(Explorer):
@@ -99,6 +105,14 @@ class _MultiHeadExplorer(Explorer):
                      title=f"{s.names[k]}", xlabel="key",
                      ylabel="query" if k == 0 else "", **WEIGHT_SCALE)
         return ("grid",)
+
+    def _csv_table(self):
+        """For ``save``: all heads stacked under a ``head`` column of their
+        names, or the one head's grid."""
+        if np.ndim(self.weights) != 3:
+            return super()._csv_table()
+        return saving.grid(self.weights, self.tokens, self.tokens,
+                           heads=[h.name for h in self._heads_list])
 
 
 def multi_head_explorer(sentence=None, head=_ALL):
@@ -215,11 +229,8 @@ class _ParameterCalculator(Explorer):
 
     def _paint(self, art, s):
         c = s.counts
-        labels = ["W_Q", "W_K", "value-down", "value-up", "square value map",
-                  "per head", "per block", "all layers"]
-        values = np.array([c["query"], c["key"], c["value_down"], c["value_up"],
-                           c["square_value"], c["per_head"], c["per_block"],
-                           c["total"]], dtype=float)
+        labels = [label for label, _ in _BARS]
+        values = np.array([c[k] for _, k in _BARS], dtype=float)
         hi = 10.0 ** math.ceil(math.log10(max(values.max(), 10.0)) + 0.6)
         key = art.bars.update(values, labels, xlim=(1.0, hi), fmt="{:,.0f}",
                               title="Attention parameters", highlight=7)
@@ -229,6 +240,15 @@ class _ParameterCalculator(Explorer):
             r.set_width(max(r.get_width() - 1.0, 0.0))
         _fit_value_labels(art.bars, values, hi)
         return key
+
+    def _csv_table(self):
+        """For ``save``: every count of the bars, and the four settings."""
+        counts = (["count", "parameters"],
+                  [[label, int(self.counts[k])] for label, k in _BARS])
+        settings = (["setting", "value"],
+                    [[n, int(getattr(self, n).value)]
+                     for n in ("d_model", "d_k", "n_heads", "n_layers")])
+        return saving.side_by_side(counts, settings)
 
     def _summary(self):
         return "<parameter_calculator>\n" + "\n".join(getattr(self, "lines", []))

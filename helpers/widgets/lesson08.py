@@ -1,26 +1,24 @@
-"""Lesson 08: cross-attention between an English and a French sentence."""
+"""Lesson 08: cross-attention between an English and a French sentence
+(:func:`cross_explorer`), and between a caption and a picture
+(:func:`image_explorer`)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 import numpy as np
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.transforms import offset_copy
 
-from helpers.attention import (
-    cross_attention,
-)
-from helpers.widgets.base import (
-    Explorer,
-    _head,
-    _read,
-    _sentence,
-    _sentence_box,
-    _text_box,
-)
-from helpers.widgets.engine import (
-    WEIGHT_SCALE,
-)
-from helpers.widgets.panels import Heatmap
+from helpers import images
+from helpers.attention import cross_attention
+from helpers.imageplots import LIGHT, MAP_MAX, brightness
+from helpers.tokens import tokenize
+from helpers.widgets.base import (Explorer, _head, _list_words, _read, _sentence,
+                                  _sentence_box, _text_box)
+from helpers.widgets.engine import MAX_TOKENS, WEIGHT_SCALE, display_label, set_text
+from helpers.widgets.panels import Heatmap, PixelImage
 
 
 class _CrossExplorer(Explorer):
@@ -89,3 +87,207 @@ def cross_explorer(source=None, target=None):
     """
     return _CrossExplorer(_sentence("translation_en") if source is None else source,
                           _sentence("translation_fr") if target is None else target)
+
+
+# --------------------------------------------------------------------------
+# a caption on a picture: words as queries, patches as keys and values
+# --------------------------------------------------------------------------
+#: At most this many words get a picture of their own (beside the picture).
+MAX_WORDS = 7
+_PANEL_IN, _GAP_IN, _LEFT_IN = 2.4, 0.3, 0.15  # 2.4 in: 192 px at 80 dpi (2x)
+_TOP_IN, _ROW_GAP_IN, _NOTE_IN = 0.4, 0.45, 0.45
+_DEFAULT_CAPTION = "a red circle on the left"
+
+
+class _PictureMap(PixelImage):
+    """The picture lit by one word's map (``imageplots.brightness``: every
+    pixel times its patch's brightness), written straight into the Agg
+    buffer like :class:`PixelImage`, with the patch grid drawn in;
+    ``set_map(None)`` shows the picture as it is."""
+
+    def __init__(self, ax, pixels):
+        super().__init__(ax)
+        self._picture = np.asarray(pixels, dtype=float)
+        self._light = None
+        self._geometry = {}
+
+    def set_map(self, values):
+        self._light = None if values is None else (  # in 256ths
+            np.round(brightness(values) * 256).astype(np.uint16).ravel())
+        self.stale = True
+
+    def _at(self, bbox, height):
+        """The panel's pixels: where, the picture (with its grid) at this
+        size, and each pixel's patch; cached per panel size."""
+        n, m = self._picture.shape[:2]
+        y0, y1, x0, x1, rows, cols = self._pixels(bbox, height, n, m)
+        key = (y0, y1, x0, x1)
+        if key not in self._geometry:
+            img = self._picture.take(rows, axis=0).take(cols, axis=1)
+            img[np.flatnonzero(np.diff(rows // images.PATCH)) + 1] = _GRID_GREY
+            img[:, np.flatnonzero(np.diff(cols // images.PATCH)) + 1] = _GRID_GREY
+            img = img * 255
+            patch = ((rows // images.PATCH)[:, None] * images.GRID
+                     + (cols // images.PATCH)[None, :])
+            cut = (slice(max(-y0, 0), None), slice(max(-x0, 0), None))
+            plain = np.round(img[cut]).astype(np.uint8)
+            self._geometry[key] = (plain.astype(np.uint16), plain, patch[cut])
+        return key, self._geometry[key]
+
+    def draw(self, renderer):
+        if not self.get_visible() or not self._ax.get_visible():
+            return
+        arr = np.asarray(renderer.buffer_rgba())
+        (y0, y1, x0, x1), (img, plain, patch) = self._at(self._ax.bbox, arr.shape[0])
+        if self._light is None:
+            out = plain
+        else:
+            out = ((img * self._light[patch][:, :, None]) >> 8).astype(np.uint8)
+        arr[max(y0, 0):y1, max(x0, 0):x1, :3] = out
+        self.stale = False
+
+
+_GRID_GREY = 154.0 / 255.0  # the patch grid's lines
+
+
+class _ImageExplorer(Explorer):
+    kind = "image_explorer"
+    figsize = (_LEFT_IN + 4 * _PANEL_IN + 3 * _GAP_IN + 1.1,
+               _TOP_IN + 2 * _PANEL_IN + _ROW_GAP_IN + _NOTE_IN)
+
+    # state set by every update
+    shown: list = ()  # the rows of .weights that have a picture of their own
+    silent: list = ()  # words that ask for nothing (their row is 1/64 everywhere)
+
+    def __init__(self, caption, seed):
+        self.picture_world = images.make_picture(seed)
+        self.features = images.patch_features(self.picture_world)  # F: (64, 10)
+        self.head = images.picture_head()
+        self.caption = _sentence_box(caption, "Caption:")
+        self.sentence = self.caption
+        super().__init__([self.caption], [self.caption])
+
+    def _rect(self, k):
+        """Figure rectangle of panel k (0: the picture; 4 to a row)."""
+        W, H = self.figsize
+        r, c = divmod(k, 4)
+        x = _LEFT_IN + c * (_PANEL_IN + _GAP_IN)
+        y = H - _TOP_IN - _PANEL_IN - r * (_PANEL_IN + _ROW_GAP_IN)
+        return [x / W, y / H, _PANEL_IN / W, _PANEL_IN / H]
+
+    def _build(self, art):
+        fig, art.panels = art.fig, []
+        for k in range(MAX_WORDS + 1):
+            ax = fig.add_axes(self._rect(k))
+            ax.set_xticks([])
+            ax.set_yticks([])
+            image = art.add(_PictureMap(ax, self.picture_world.pixels))
+            ax.add_artist(image)
+            title = art.text(0.5, 1.0, ax=ax, ha="center", va="bottom", fontsize=11,
+                             transform=offset_copy(ax.transAxes, fig=fig, y=4,
+                                                   units="points"))
+            art.panels.append(SimpleNamespace(ax=ax, image=image, title=title))
+        art.cax = fig.add_axes([0, 0, 0.01, 0.1])
+        bar = fig.colorbar(ScalarMappable(Normalize(0, MAP_MAX), LIGHT), cax=art.cax)
+        bar.set_label("attention weight (brightness)")
+        art.note = art.text(_LEFT_IN / self.figsize[0], 0.0, "", ha="left",
+                            va="top", fontsize=10, color="#444444")
+
+    def _compute(self):
+        text = "" if self.caption.value is None else str(self.caption.value)
+        tokens = tokenize(text) if text.strip() else []
+        notes = []
+        if not text.strip():
+            notes.append("Type a caption in the box.")
+        elif not tokens:
+            notes.append("No words in that caption (punctuation is not a word): "
+                         "type some words.")
+        if len(tokens) > MAX_TOKENS:
+            notes.append(f"Showing the first {MAX_TOKENS} of {len(tokens)} words.")
+            tokens = tokens[:MAX_TOKENS]
+        cap = images.embed_caption(tokens)
+        symbols = [w for w in cap.outside if not any(ch.isalpha() for ch in w)]
+        words = [w for w in cap.outside if w not in symbols]
+        if words:
+            notes.append("Not in the caption vocabulary, so they ask for nothing: "
+                         f"{_list_words(words)}. Try red, green, blue, circle, "
+                         "square, triangle, left, right, top or bottom.")
+        if symbols:
+            notes.append(f"Not words (no letters), so they ask for nothing: "
+                         f"{_list_words(symbols)}.")
+        labels, replaced = [], False
+        for t in tokens:
+            label, r = display_label(t)
+            labels.append(label)
+            replaced = replaced or r
+        if replaced:
+            notes.append("Characters this font cannot draw are shown as '?'.")
+        A = np.zeros((0, images.N_PATCHES))
+        if tokens:
+            _, A = cross_attention(cap.E, self.features, self.head.W_Q,
+                                   self.head.W_K, self.head.W_V)
+        first = [tokens.index(w) for w in dict.fromkeys(tokens)]  # each word once
+        asking = [i for i in first if cap.asks[i]]
+        shown = asking or first[:1]  # no word asks: one flat picture shows it
+        if len(shown) > MAX_WORDS:
+            notes.append(f"Pictures for the first {MAX_WORDS} of the {len(shown)} "
+                         "different words.")
+            shown = shown[:MAX_WORDS]
+        silent = [tokens[i] for i in first if not cap.asks[i]]
+        return SimpleNamespace(empty=False, tokens=tokens, labels=labels, weights=A,
+                               notes=notes, shown=shown, silent=silent,
+                               extra={"shown": shown, "silent": silent})
+
+    def _paint(self, art, s):
+        k = len(s.shown) + 1
+        for j, panel in enumerate(art.panels):
+            on = j < k
+            panel.ax.set_visible(on)
+            if not on:
+                set_text(panel.title, visible=False)
+                continue
+            if j == 0:
+                panel.image.set_map(None)
+                set_text(panel.title, "the picture")
+                continue
+            i = s.shown[j - 1]
+            panel.image.set_map(images.patch_grid(s.weights[i]))
+            set_text(panel.title, f"'{s.labels[i]}'")
+        cols, rows = min(k, 4), -(-k // 4)  # the colour bar follows the panels
+        x, _, w, _ = self._rect(cols - 1)
+        bottom = self._rect(4 * (rows - 1))[1]
+        top = self._rect(0)[1] + self._rect(0)[3]
+        art.cax.set_position([x + w + 0.12 / self.figsize[0], bottom,
+                              0.16 / self.figsize[0], top - bottom])
+        set_text(art.note, self._note(s))
+        art.note.set_y(bottom - 0.12 / self.figsize[1])
+        return ("panels", k)
+
+    @staticmethod
+    def _note(s):
+        if not s.tokens:
+            return "Type a caption above: each word gets a picture of where it looks."
+        if not s.silent:
+            return ""
+        words = ", ".join(display_label(w)[0] for w in s.silent[:8])
+        more = f" and {len(s.silent) - 8} more" if len(s.silent) > 8 else ""
+        return (f"Ask for nothing, so they look at every patch equally "
+                f"(1/{images.N_PATCHES} each): {words}{more}.")
+
+    def _summary(self):
+        return (f"<image_explorer: {len(self.tokens)} caption words x "
+                f"{images.N_PATCHES} patches>")
+
+
+def image_explorer(caption=None, seed=8):
+    """Lesson 08: caption words look at a picture (cross-attention).
+
+    Type a caption in ``.caption`` (also ``.sentence``): every word is a
+    query, the 64 patches of the toy picture (``helpers.images``, made from
+    ``seed``) are the keys and values. Each word that asks for something
+    gets a picture of where it looks (at most ``MAX_WORDS``); words that ask
+    for nothing are named under the pictures. ``.weights`` is ``A`` of
+    shape (n_words, 64), rows = caption words (queries), columns = patches
+    (keys); ``.tokens`` are the caption words, ``.shown`` the rows drawn.
+    """
+    return _ImageExplorer(_DEFAULT_CAPTION if caption is None else caption, seed)

@@ -67,10 +67,9 @@ class _SenseExplorer(Explorer):
                          xlabel="probability")
 
     def _compute(self):
-        lex = lexicon
         text = "" if self.sentence.value is None else str(self.sentence.value)
         notes = []
-        tokens = lex.tokenize(text) if text.strip() else []
+        tokens = lexicon.tokenize(text) if text.strip() else []
         if not text.strip():
             notes.append("Type a sentence with 'bank' or 'mole' in the box.")
         elif not tokens:
@@ -124,6 +123,16 @@ class _SenseExplorer(Explorer):
                               highlight=int(np.argmax(pred.probs)),
                               title=f"'{pred.target_word}': {s.sense} ({p:.0%})")
         return k1 + k2
+
+    def _csv_table(self):
+        """For ``save``: the learned pattern and, when the sentence has
+        "bank" or "mole", the probability of each sense beside it."""
+        pred = self.prediction
+        if pred is None or pred.target_index is None:
+            return super()._csv_table()
+        return super()._csv_table(beside=(
+            [f"sense of '{pred.target_word}'", "probability"],
+            list(zip(pred.sense_labels, self.probs))))
 
 
 def sense_explorer(sentence=None, head=0):

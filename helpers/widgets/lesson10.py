@@ -48,7 +48,7 @@ def _shared_model():
         return _model, ""
 
     def load():
-        from helpers import pretrained
+        from helpers.models import pretrained
 
         return pretrained.load()
 

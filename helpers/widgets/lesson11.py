@@ -46,7 +46,7 @@ def _shared_model():
         return _model, ""
 
     def load():
-        from helpers import gpt
+        from helpers.models import gpt
 
         return gpt.load()
 
@@ -171,7 +171,7 @@ class _GPTExplorer(Explorer):
         return min(max(t, 0.1), 2.0) if math.isfinite(t) else 1.0
 
     def _compute(self):
-        from helpers import gpt
+        from helpers.models import gpt
 
         choice = self.head.value
         text = "" if self.prompt.value is None else str(self.prompt.value)
@@ -258,6 +258,10 @@ class _GPTExplorer(Explorer):
     def _paint_all(self, art, state):
         art.suptitle.set_visible(not state.empty and state.choice == ALL_HEADS)
         return super()._paint_all(art, state)
+
+    def _csv_table(self):  # for save: the bars (next tokens) beside the grid
+        return super()._csv_table(beside=(
+            ["next token", f"probability (T = {self._state.T:.2f})"], self.top or []))
 
     # -- generation -----------------------------------------------------------
     def _on_generate(self, button=None):

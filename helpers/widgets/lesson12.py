@@ -24,6 +24,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.patches import Rectangle
 
 from helpers.attention import causal_mask, sliding_window_mask, softmax
+from helpers.widgets import saving
 from helpers.widgets.base import Explorer
 from helpers.widgets.engine import AXIS_SIZE, BAR, BAR_AFTER, nice_limit, set_text
 from helpers.widgets.panels import Bars, FastHeatmap, PixelImage
@@ -228,12 +229,25 @@ class _TilingExplorer(Explorer):
         top = nice_limit(max(2.0, float(self.running_sum.max())))
         k2 = art.sum.update(self.running_sum, title="running sum l", xlim=(0.0, top))
         mem, full = self.memory, float(s.n * s.n)
+        # the x range runs past 1 to leave room for the "100%" labels
         k3 = art.mem.update([mem["plain"] / full, mem["tiled"] / full,
                              mem["band"] / full],
                             ["plain n\u00b2", "tiled n\u00b7b", "band n\u00b7w"],
-                            title="memory (share of n\u00b2)", xlim=(0.0, 1.0),
+                            title="memory (share of n\u00b2)", xlim=(0.0, 1.3),
                             fmt="{:.0%}")
         return key + k1 + k2 + k3
+
+    def _csv_table(self):
+        """For ``save``: the grid as drawn (``nan`` masked, ``-inf`` not read
+        yet), each row's running max m and sum l beside it, and the memory
+        bars (scores held at once)."""
+        mem = self.memory
+        return super()._csv_table(beside=saving.side_by_side(
+            (["running max m", "running sum l"],
+             list(zip(self.running_max, self.running_sum))),
+            (["memory", "scores held at once"],
+             [["plain (n x n)", mem["plain"]], ["tiled (n x block)", mem["tiled"]],
+              ["band (n x window)", mem["band"]]])))
 
     def _summary(self):
         s = self._state

@@ -370,12 +370,11 @@ class FastHeatmap(Heatmap):
 def feature_groups():
     """The feature columns of the toy lexicon in groups: [(name, number of
     columns), ...] (part of speech | meaning fields | flags)."""
-    lex = lexicon
-    n_pos = len(getattr(lex, "POS_TAGS", ()))
-    n_fields = len(getattr(lex, "FIELDS", ()))
-    n_flags = len(lex.FEATURES) - n_pos - n_fields
+    n_pos = len(getattr(lexicon, "POS_TAGS", ()))
+    n_fields = len(getattr(lexicon, "FIELDS", ()))
+    n_flags = len(lexicon.FEATURES) - n_pos - n_fields
     if not n_pos or not n_fields or n_flags < 0:
-        return [("named features", len(lex.FEATURES))]
+        return [("named features", len(lexicon.FEATURES))]
     groups = [("part of speech", n_pos), ("meaning fields", n_fields)]
     return groups + ([("flags", n_flags)] if n_flags else [])
 

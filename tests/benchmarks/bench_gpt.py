@@ -79,7 +79,7 @@ def main():
     import transformers
     from transformers import GPT2LMHeadModel
 
-    from helpers import gpt
+    from helpers.models import gpt
 
     torch.set_num_threads(args.threads)
     folder = Path(args.folder)

@@ -88,7 +88,7 @@ def main():
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import numpy as np
 
-    from helpers import pretrained
+    from helpers.models import pretrained
 
     folder = snapshot()
     model = pretrained.load(folder)

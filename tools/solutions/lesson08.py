@@ -5,6 +5,7 @@ import numpy as np
 CHECKERS = {
     "cross_shape": "check_cross_shape",
     "my_cross_attention": "check_cross_attention",
+    "word_heatmap": "check_word_heatmap",
     "my_padded_cross_attention": "check_padded_cross",
 }
 
@@ -19,6 +20,10 @@ def my_cross_attention(X_query, X_source, W_Q, W_K, W_V):
     S = S - S.max(axis=-1, keepdims=True)
     weights = np.exp(S) / np.exp(S).sum(axis=-1, keepdims=True)
     return weights @ V, weights
+
+
+def word_heatmap(A, i, n_rows, n_cols):
+    return A[i].reshape(n_rows, n_cols)          # patches numbered row by row
 
 
 def my_padded_cross_attention(X_query, X_source, W_Q, W_K, W_V, source_is_real):

@@ -24,7 +24,7 @@ scaled_dot_product_attention` with :func:`helpers.attention.causal_mask`.
 
 Usage (the contract the lesson and the tests rely on)::
 
-    from helpers import gpt
+    from helpers.models import gpt       # or: from helpers import gpt
     model = gpt.load()
     run = model.run("To be, or not to be")
     run.tokens, run.ids, run.logits, run.attention, run.hidden
@@ -60,7 +60,7 @@ __all__ = [
     "training_report",
 ]
 
-FOLDER = Path(__file__).resolve().parent.parent / "data" / "gpt"
+FOLDER = Path(__file__).resolve().parents[2] / "data" / "gpt"
 BOS = 0  # <|endoftext|>
 LAYER_NORM_EPS = 1e-5
 # The passage on which heads are scored: the opening of Twelfth Night, a
