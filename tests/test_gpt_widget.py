@@ -17,6 +17,7 @@ from PIL import Image
 from helpers.models import gpt
 from helpers import widgets as W
 from helpers.widgets import engine, lesson11
+from helpers.widgets.base import MESSAGE_STYLE
 
 needs_model = pytest.mark.skipif(not (gpt.FOLDER / "model.safetensors").is_file(),
                                  reason="data/gpt/model.safetensors is missing")
@@ -228,7 +229,9 @@ def test_any_input_gives_a_message_and_a_picture(explorer, text, needle, head):
 @needs_model
 def test_typed_html_never_reaches_an_html_widget():
     ex = W.gpt_explorer('<img src=x onerror="alert(1)"><b>x</b>')
-    assert not any(isinstance(w, widgets.HTML) for w in _walk(ex))
+    # the only HTML widget is the message line's fixed stylesheet
+    assert [w.value for w in _walk(ex) if isinstance(w, widgets.HTML)] == [
+        MESSAGE_STYLE]
     assert isinstance(ex.message_label, widgets.Label)
     assert ex.last_error is None and ex.picture.value
     ex.close()

@@ -17,6 +17,7 @@ from helpers.attention import (
     tiled_attention,
 )
 from helpers.widgets import lesson12
+from helpers.widgets.base import MESSAGE_STYLE
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +119,9 @@ def test_changing_n_or_block_keeps_the_step_in_range(explorer):
 
 
 def test_no_html_widgets_and_dom_classes(explorer):
-    assert not any(isinstance(w, widgets.HTML) for w in _walk(explorer))
+    # the only HTML widget is the message line's fixed stylesheet
+    assert [w.value for w in _walk(explorer) if isinstance(w, widgets.HTML)] == [
+        MESSAGE_STYLE]
     for name in ("n", "block", "window", "step"):
         assert f"attn-{name}" in getattr(explorer, name)._dom_classes
     assert "tiling_explorer" in repr(explorer)

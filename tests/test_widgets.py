@@ -110,6 +110,8 @@ def _check_html_safe(ex):
         if isinstance(w, (widgets.HTML, widgets.HTMLMath)):
             low = w.value.lower()
             assert "<script" not in low and "<img" not in low, w.value
+            if w.value.startswith("<style>"):  # the message line's fixed stylesheet
+                assert w.value == base.MESSAGE_STYLE, w.value
 
 
 @pytest.fixture(scope="module")

@@ -61,8 +61,8 @@ JS_CLIPPED = """(root) => {
   const texts = "button, .widget-label, label, .widget-readout, "
                 + ".lm-TabBar-tabLabel, .p-TabBar-tabLabel";
   for (const el of root.querySelectorAll(texts)) {
-    // the message line is prose, not a control (its long notes end in "...")
-    if (!shown(el) || el.closest(".attn-message")) continue;
+    // the message line too: it wraps (helpers.widgets.base.MESSAGE_STYLE)
+    if (!shown(el)) continue;
     const text = el.innerText.trim();
     if (!text) continue;
     let need = el.scrollWidth, has = el.clientWidth;
