@@ -27,8 +27,9 @@ The heads
 
 Also here: ``CURRICULUM_SENTENCES`` (re-exported from ``helpers.sentences``),
 ``SENSES`` and ``nearest_sense`` (which meaning of "bank"/"mole" a vector
-is closest to), ``run_head`` (embed + one head) and ``stack_heads`` (all
-heads at once for ``attention.multi_head_attention``).
+is closest to; it, ``sense_name`` and ``sense_verdict`` report a tie as a
+tie), ``run_head`` (embed + one head) and ``stack_heads`` (all heads at once
+for ``attention.multi_head_attention``).
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ __all__ = [
     "stack_heads",
     "run_head",
     "nearest_sense",
+    "nearest_senses",
+    "sense_name",
+    "sense_verdict",
 ]
 
 Head = namedtuple("Head", ["name", "W_Q", "W_K", "W_V", "description", "W_up"])
@@ -351,7 +355,8 @@ def nearest_sense(word: str, vector):
     """Which sense of ``word`` ("bank" or "mole") is ``vector`` nearest to?
 
     ``vector`` has length ``len(FEATURES)`` or ``D_MODEL`` (positional
-    columns are ignored). Returns ``(best sense, {sense: cosine})``.
+    columns are ignored). Returns ``(best sense, {sense: cosine})``; the
+    best sense is ``"tie"`` when several are equally near (:func:`sense_name`).
     """
     if word not in SENSES:
         raise KeyError(f"no senses for {word!r}; known: {sorted(SENSES)}")
@@ -360,5 +365,29 @@ def nearest_sense(word: str, vector):
         raise ValueError(f"expected one vector, got shape {v.shape}")
     v = _features_part(v)  # drops the position columns; checks the length
     sims = {name: cosine(v, s) for name, s in SENSES[word].items()}
-    best = max(sims, key=sims.get)
-    return best, sims
+    return sense_name(sims), sims
+
+
+def nearest_senses(sims, tol: float = 1e-9) -> list:
+    """The senses of ``sims`` ({sense: cosine}) within ``tol`` of the
+    largest cosine, in their order: one name, or several when they tie."""
+    top = max(sims.values())
+    return [name for name, c in sims.items() if top - c < tol]
+
+
+def sense_name(sims, tol: float = 1e-9) -> str:
+    """The nearest sense of ``sims`` ({sense: cosine}), or ``"tie"`` when
+    several are equally near (never a winner picked by dictionary order)."""
+    best = nearest_senses(sims, tol)
+    return best[0] if len(best) == 1 else "tie"
+
+
+def sense_verdict(sims, tol: float = 1e-9) -> str:
+    """``'river (0.87)'``; ``'tie (0.79 each)'`` when every sense is equally
+    near, ``'tie: a = b (0.60)'`` when some of them are."""
+    best, top = nearest_senses(sims, tol), max(sims.values())
+    if len(best) == 1:
+        return f"{best[0]} ({top:.2f})"
+    if len(best) == len(sims):
+        return f"tie ({top:.2f} each)"
+    return f"tie: {' = '.join(best)} ({top:.2f})"

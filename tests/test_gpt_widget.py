@@ -16,7 +16,7 @@ from PIL import Image
 
 from helpers.models import gpt
 from helpers import widgets as W
-from helpers.widgets import engine, lesson11
+from helpers.widgets import engine, lesson11, policy
 from helpers.widgets.base import MESSAGE_STYLE
 
 needs_model = pytest.mark.skipif(not (gpt.FOLDER / "model.safetensors").is_file(),
@@ -148,7 +148,7 @@ def test_the_picture_greys_the_future_and_colours_each_weight(model):
         y = int(height - bbox.y1 + (i + 0.5) * bbox.height / n) - top
         return img[y, x]
 
-    grey = np.round(np.array(to_rgb(engine.BAD_COLOUR)) * 255)
+    grey = np.round(np.array(to_rgb(policy.BAD_COLOUR)) * 255)
     cmap = ex.artists.single.im.get_cmap()
     for i, j in [(0, 1), (0, n - 1), (3, 4), (n - 2, n - 1)]:  # the future
         assert np.abs(pixel(i, j) - grey).max() <= 2, (i, j)

@@ -349,7 +349,7 @@ def test_any_caption_gives_a_message_and_a_sensible_picture(explorer, case):
     assert said in ex.message, ex.message
     assert ex.message_label.value == ex.message
     assert isinstance(ex.message_label, widgets.Label)  # plain text, never HTML
-    assert len(ex.tokens) <= W.MAX_TOKENS
+    assert len(ex.tokens) <= W.MAX_TOY_TOKENS
     assert ex.weights.shape == (len(ex.tokens), 64)
     assert np.all(np.isfinite(ex.weights))
     if ex.tokens:

@@ -5,6 +5,7 @@ models live (their old addresses kept) and where the checker tests live."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,11 +72,26 @@ def _target(imp: str, modules) -> str | None:
     return None
 
 
+# The one module allowed to import by a computed name: the checker registry
+# helpers/checks/__init__.py imports every helpers/checks/lessonNN.py it finds
+# in its folder. The graph counts an edge to each of those modules (the test
+# below checks that these are exactly what it imports), so it stays complete.
+REGISTRY = HELPERS / "checks" / "__init__.py"
+
+
+def _registry_imports() -> set[str]:
+    return {f"helpers.checks.{p.stem}"
+            for p in (HELPERS / "checks").glob("lesson[0-9][0-9].py")}
+
+
 def _graph():
     modules = {_module(p): p for p in FILES}
     graph = {}
     for name, path in modules.items():
-        deps = {_target(imp, modules) for imp in _imports(path)} - {None}
+        imports = _imports(path)
+        if path == REGISTRY:
+            imports = (imports - {"<dynamic import>"}) | _registry_imports()
+        deps = {_target(imp, modules) for imp in imports} - {None}
         deps.discard(name)
         # a package's own __init__ is not an edge back from its submodules
         graph[name] = {d for d in deps if not name.startswith(d + ".")}
@@ -128,8 +144,9 @@ def test_helpers_has_no_import_cycle():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HELPERS)))
 def test_no_dynamic_imports_and_no_maintainer_packages(path):
     imports = _imports(path)
-    assert "<dynamic import>" not in imports
-    assert "importlib" not in {i.split(".")[0] for i in imports}
+    if path != REGISTRY:              # its imports are counted by _registry_imports
+        assert "<dynamic import>" not in imports
+        assert "importlib" not in {i.split(".")[0] for i in imports}
     leaked = {i.split(".")[0] for i in imports} & MAINTAINER_ONLY
     assert not leaked, f"{path.name} imports {leaked} (learners do not have it)"
 
@@ -302,3 +319,181 @@ def test_the_compat_and_other_cpu_runs_name_the_checks_folder():
     makefile = (root / "Makefile").read_text("utf-8")
     assert "COMPAT_TESTS  = tests/checks " in compat
     assert "NUMERIC_TESTS = tests/checks " in makefile
+
+
+# One lesson, one address: a lesson's checkers are registered by its own
+# module (helpers/checks/lessonNN.py and its ``__all__``), and its title and
+# goal by its notebook; no hand-kept list of lessons or checkers remains.
+
+
+def _static_all(path: Path) -> list[str]:
+    """The module's ``__all__``, read as a literal list (readers see it)."""
+    for node in ast.parse(path.read_text("utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) == "__all__" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    return []
+
+
+def test_every_lesson_checker_module_lists_its_checkers_in_all():
+    modules = sorted((HELPERS / "checks").glob("lesson[0-9][0-9].py"))
+    assert len(modules) >= 12
+    for path in modules:
+        defined = [n.name for n in ast.parse(path.read_text("utf-8")).body
+                   if isinstance(n, ast.FunctionDef) and n.name.startswith("check_")]
+        assert defined and _static_all(path) == defined, (
+            f"{path.name}: __all__ must list its check_ functions, in order")
+
+
+def test_every_lessons_checkers_are_reachable_from_helpers_checks():
+    from helpers import checks
+
+    seen = {}
+    for path in sorted((HELPERS / "checks").glob("lesson[0-9][0-9].py")):
+        module = __import__(f"helpers.checks.{path.stem}", fromlist=["__all__"])
+        for name in module.__all__:
+            assert name not in seen, f"{name} in {seen.get(name)} and {path.stem}"
+            seen[name] = path.stem
+            assert getattr(checks, name) is getattr(module, name)
+    assert sorted(seen) == checks.__all__
+    assert checks.LESSON_OF == seen
+    assert checks.LESSON_MODULES == tuple(sorted(set(seen.values())))
+
+
+def test_the_checker_registry_imports_exactly_the_lesson_modules():
+    code = ("import sys, helpers.checks; print(sorted(m for m in sys.modules "
+            "if m.startswith('helpers.checks.lesson')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=HELPERS.parent,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert eval(out.stdout) == sorted(_registry_imports())
+    assert _registry_imports() <= _graph()["helpers.checks"]
+
+
+def test_the_checker_registry_refuses_a_name_two_lessons_use(tmp_path):
+    package = tmp_path / "fakechecks"
+    package.mkdir()
+    (package / "__init__.py").write_text(REGISTRY.read_text("utf-8"), "utf-8")
+    for lesson in ("lesson01", "lesson02"):
+        (package / f"{lesson}.py").write_text(
+            '__all__ = ["check_a"]\n\n\ndef check_a(fn):\n    return True\n', "utf-8")
+    out = subprocess.run([sys.executable, "-c", "import fakechecks"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert "check_a is in the __all__ of both lesson01 and lesson02" in out.stderr
+
+
+def test_no_hand_list_of_checkers_or_lessons_remains():
+    # the registry names no checker, the maintainer tools keep no lesson table
+    source = REGISTRY.read_text("utf-8")
+    code = ast.unparse(ast.parse(source).body[1:])          # the docstring aside
+    assert not re.search(r"\bcheck_\w+", code), code
+    assert "from helpers.checks.lesson" not in source
+    common = (HELPERS.parent / "tools" / "common.py").read_text("utf-8")
+    assert "LESSONS: dict" not in common and "LESSONS = {" not in common
+
+
+def _notebook_checker_names() -> dict[str, set[str]]:
+    """{notebook: every name it imports from helpers.checks or uses as checks.x}."""
+    import json
+
+    found = {}
+    for path in sorted((HELPERS.parent / "notebooks").glob("*.ipynb")):
+        names = set()
+        for cell in json.loads(path.read_text("utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            code = "\n".join(line for line in "".join(cell["source"]).splitlines()
+                             if not line.lstrip().startswith(("%", "!")))
+            for node in ast.walk(ast.parse(code)):
+                if isinstance(node, ast.ImportFrom) and node.module == "helpers.checks":
+                    names |= {a.name for a in node.names}
+                elif (isinstance(node, ast.Attribute)
+                      and getattr(node.value, "id", None) == "checks"):
+                    names.add(node.attr)
+        if names:
+            found[path.name] = names
+    return found
+
+
+def test_every_notebooks_checker_import_resolves():
+    from helpers import checks
+
+    used = _notebook_checker_names()
+    assert len(used) >= 12
+    missing = {nb: sorted(n for n in names if not hasattr(checks, n))
+               for nb, names in used.items()}
+    assert {nb: m for nb, m in missing.items() if m} == {}
+
+
+def test_every_lesson_notebook_gives_its_title_and_goal(monkeypatch):
+    # the series is the notebooks folder: no table to edit for a new lesson
+    from tools import common, nav
+
+    series = common.lessons()
+    folder = HELPERS.parent / "notebooks"
+    stems = sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb"))
+    assert list(series) == [s for s in stems if not s.startswith("00")]
+    assert len(series) >= 12
+    for stem, (title, goal) in series.items():
+        assert title.startswith(stem[:2]), (stem, title)
+        assert len(goal.split()) >= 8 and "\n" not in goal, (stem, goal)
+    names, titles = nav._series()
+    listed = nav.lesson_list_markdown(names, titles)
+    assert all(goal in listed for _, goal in series.values())
+    monkeypatch.setattr(nav, "goal_of", lambda nb: "")
+    with pytest.raises(ValueError, match='no one-line goal.*"lesson": {"goal"'):
+        nav.lesson_list_markdown(names, titles)
+
+
+def test_contributings_add_a_lesson_checklist_is_the_real_one():
+    # one file a step, at most 6 besides the notebook, and each is where every
+    # lesson keeps that part (lesson NN's file exists for every lesson)
+    from tools import common
+
+    root = HELPERS.parent
+    text = (root / "CONTRIBUTING.md").read_text("utf-8")
+    section = re.search(r"^## Add a lesson \((\d+) files besides the notebook\)\n"
+                        r"(.*?)^## ", text, flags=re.M | re.S)
+    assert section, "CONTRIBUTING.md has no '## Add a lesson (N files ...)' checklist"
+    steps = re.findall(r"^\d+\. `([^`]+)`", section.group(2), flags=re.M)
+    assert len(steps) == int(section.group(1)) <= 6, steps
+    assert len(set(steps)) == len(steps)
+    for stem in common.lessons():
+        for step in steps:
+            path = root / step.replace("NN", stem[:2])
+            assert path.is_file(), f"lesson {stem[:2]} has no {path.relative_to(root)}"
+
+
+# Pieces that moved to their own module keep their old addresses for the
+# notebooks (helpers.heads.CURRICULUM_SENTENCES, helpers.lexicon.
+# positional_encoding); inside helpers/ they are imported from the new one.
+MOVED = {("helpers.heads", "CURRICULUM_SENTENCES"): "helpers.sentences",
+         ("helpers.lexicon", "positional_encoding"): "helpers.positions"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HELPERS)))
+def test_helpers_import_moved_pieces_from_their_own_module(path):
+    old = sorted(f"{node.module}.{a.name} (use {MOVED[node.module, a.name]})"
+                 for node in ast.walk(ast.parse(path.read_text("utf-8")))
+                 if isinstance(node, ast.ImportFrom)
+                 for a in node.names if (node.module, a.name) in MOVED)
+    assert old == [], path.relative_to(HELPERS)
+
+
+# The explorers' policy (the toy-token cap, the debounce, the shared colours)
+# lives in helpers/widgets/policy.py, which needs nothing of helpers; the
+# engine only draws; the still loss figure is a figure, not a widget.
+def test_widget_policy_lives_apart_from_the_drawing():
+    from helpers import widgets
+    from helpers.figures import charts
+    from helpers.widgets import engine, lesson09, policy
+
+    graph = _graph()
+    assert graph["helpers.widgets.policy"] == set()
+    policy_names = ("MAX_TOKENS", "MAX_TOY_TOKENS", "SETTLE", "MAX_WAIT", "CMAP",
+                    "WEIGHT_RANGE", "BAD_COLOUR", "mime_bundle")
+    assert [n for n in policy_names if hasattr(engine, n)] == []
+    assert policy.MAX_TOY_TOKENS == widgets.MAX_TOY_TOKENS == 24
+    assert widgets.loss_figure is charts.loss_figure
+    assert not hasattr(lesson09, "loss_figure")

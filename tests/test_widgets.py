@@ -24,7 +24,8 @@ from matplotlib.font_manager import findfont
 
 from helpers import heads, lexicon
 from helpers import widgets as W
-from helpers.widgets import EXPLORERS, base, engine, lesson04, lesson09, panels
+from helpers.widgets import (EXPLORERS, base, engine, lesson04, lesson09, panels,
+                             policy, reading)
 from helpers.attention import softmax
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -150,7 +151,7 @@ def test_any_input(made, name, factory, box, case):
     assert np.all(np.isfinite(weights))
     typed = {"source": "source_tokens", "target": "target_tokens"}.get(box, "tokens")
     n = len(getattr(ex, typed))
-    assert n <= W.MAX_TOKENS
+    assert n <= W.MAX_TOY_TOKENS
     if case in EMPTY:
         assert n == 0
         assert weights.size == 0
@@ -261,7 +262,7 @@ def test_weighted_sum_reports_a_sense_tie():
                              f", after: river ({after['river']:.2f})")
     ex.sentence.value = "take a biopsy of the mole"
     assert ex.sense_note.startswith("nearest sense before: tie (0.75 each), after:")
-    assert base.sense_verdict({"a": 0.5, "b": 0.5, "c": 0.1}) == "tie: a = b (0.50)"
+    assert heads.sense_verdict({"a": 0.5, "b": 0.5, "c": 0.1}) == "tie: a = b (0.50)"
 
 
 def test_token_choice_follows_the_word():
@@ -426,6 +427,91 @@ def test_errors_never_escape_and_keep_the_picture(monkeypatch):
     assert bytes(ex.picture.value) == picture
 
 
+class _Typo(base.SentenceExplorer):
+    """A toy explorer whose state may not match what it declares."""
+
+    kind = "typo"
+    shows = {"scores": None}
+    state_fields = {"scores": 1.0}
+
+    def _build(self, art):
+        art.heat = panels.Heatmap(art, [0.2, 0.2, 0.6, 0.6])
+
+    def _compute(self):
+        r = reading._read(self.sentence.value)
+        if r.empty:
+            return base._empty_state(r)
+        A = np.full((len(r.tokens),) * 2, 1.0 / len(r.tokens))
+        return base.State(tokens=r.tokens, weights=A, notes=r.notes,
+                          **self.state_fields)
+
+    def _paint(self, art, s):
+        return art.heat.update(s.weights, s.labels, s.labels)
+
+
+def test_a_state_must_set_exactly_what_the_explorer_shows():
+    ex = _Typo("the cat")
+    assert ex.last_error is None and ex.scores == 1.0 and ex.draw_count == 1
+    picture = bytes(ex.picture.value)
+    # a declared name missing from the state: the update stops, loudly
+    ex.state_fields = {}
+    ex.sentence.value = "the dog"  # no exception out of the callback
+    assert isinstance(ex.last_error, AttributeError)
+    assert "lacks ['scores']" in str(ex.last_error)
+    assert "Could not update" in ex.message and ex.tokens == ["the", "cat"]
+    assert bytes(ex.picture.value) == picture and ex.scores == 1.0
+    # an undeclared name (a typo) in the state
+    ex.last_error = None
+    ex.state_fields = {"scores": 2.0, "score": 2.0}
+    ex.sentence.value = "the bird"
+    assert isinstance(ex.last_error, AttributeError)
+    assert "sets ['score'] not in shows" in str(ex.last_error)
+    assert not hasattr(ex, "score") and ex.scores == 1.0
+    # "_" fields are the picture's own; an empty state may leave shown
+    # values out: they go back to their declared value
+    ex.last_error = None
+    ex.state_fields = {"scores": 3.0, "_labels_colour": "red"}
+    ex.sentence.value = "the fish"
+    assert ex.last_error is None and ex.scores == 3.0
+    ex.sentence.value = ""
+    assert ex.last_error is None and ex.scores is None and ex.tokens == []
+
+
+def test_shown_names_may_not_hide_an_input():
+    class Clash(_Typo):
+        shows = {"sentence": None}
+
+    with pytest.raises(TypeError, match="sentence"):
+        Clash("the cat")
+
+
+def test_inputs_are_the_controls_that_hold_a_value():
+    calc = W.parameter_calculator()
+    inputs = base._inputs(calc.children)
+    assert inputs == [calc.d_model, calc.d_k, calc.n_heads, calc.n_layers]
+    assert calc.table not in inputs  # an HTML table shows, it is not set
+    assert "attn-n-heads" in calc.n_heads._dom_classes
+    ex = W.update_explorer()
+    assert base._inputs(ex.children) == [ex.sentence, ex.token, ex.head]
+    ex.head.value = "adjective"  # observed without being listed anywhere
+    assert ex.update_count == 2 and ex.draw_count == 2
+
+
+def test_every_explorer_declares_what_it_shows_once():
+    """No explorer shows a value under two names, and every name it shows
+    is an attribute after an update."""
+    for row in EXPLORERS:
+        ex = row.factory()
+        try:
+            assert ex.last_error is None, (row.name, ex.last_error)
+            for name in type(ex).shows:
+                assert hasattr(ex, name), (row.name, name)
+            assert not ({"extra", "q", "K", "products", "pred", "all"}
+                        & set(vars(ex))), row.name
+        finally:
+            ex.close()
+
+
 def test_burst_of_updates_draws_once_and_shows_the_last():
     ex = W.pattern_explorer("one")
     sentences = [" ".join(["cat"] * (i + 1)) for i in range(9)] + [CREATURE]
@@ -439,7 +525,7 @@ def test_burst_of_updates_draws_once_and_shows_the_last():
         assert ex.draw_count == before
         await asyncio.sleep(0)
         assert ex.draw_count == before  # still waiting for the inputs to settle
-        await asyncio.sleep(engine.SETTLE * 5)
+        await asyncio.sleep(policy.SETTLE * 5)
         return before
 
     before = asyncio.run(burst())
@@ -455,14 +541,14 @@ def test_slow_stream_of_updates_draws_each_and_burst_waits_at_most_max_wait():
         before = ex.draw_count
         for s in ("the cat", "the blue cat"):  # apart: one picture each
             ex.sentence.value = s
-            await asyncio.sleep(engine.SETTLE * 5)
+            await asyncio.sleep(policy.SETTLE * 5)
         assert ex.draw_count == before + 2
         start = ex.draw_count
         loop = asyncio.get_running_loop()
-        t_end = loop.time() + engine.MAX_WAIT * 3
+        t_end = loop.time() + policy.MAX_WAIT * 3
         while loop.time() < t_end:  # never quiet: still drawn every MAX_WAIT
             ex.sentence.value = "cat " * (1 + ex.update_count % 5)
-            await asyncio.sleep(engine.SETTLE / 4)
+            await asyncio.sleep(policy.SETTLE / 4)
         assert 1 <= ex.draw_count - start <= 5
 
     asyncio.run(stream())
@@ -487,7 +573,7 @@ def test_mimebundle_flushes_a_pending_picture():
 
     async def later_and_wait():
         result = await later()
-        await asyncio.sleep(engine.SETTLE * 5)
+        await asyncio.sleep(policy.SETTLE * 5)
         return result
 
     bundle, count = asyncio.run(later_and_wait())
@@ -674,7 +760,7 @@ def test_update_explorer_reports_the_sense_tie_before_the_update():
     assert "tie (0.79 each)" in title and "river (0.86)" in title
     assert "->" not in title
     # a clear winner is named, not called a tie
-    assert base.sense_name({"river": 0.9, "money": 0.2}) == "river"
+    assert heads.sense_name({"river": 0.9, "money": 0.2}) == "river"
     ex.sentence.value = heads.CURRICULUM_SENTENCES["bank_deposit"]
     assert ex.after_sense == "money" and ex.sense_note.endswith(
         f"after: money ({ex.senses['after']['money']:.2f})")
@@ -1098,7 +1184,7 @@ def test_dropdowns_fit_their_longest_option():
     its description its own width and the box at least 0.6 em a character of
     its longest option plus room for the arrow (the browser test measures the
     pixels)."""
-    from helpers.widgets.base import fit_dropdown
+    from helpers.widgets.controls import fit_dropdown
 
     for options, description in ((["layer 0", "layer 5"], "Layer:"),
                                  ([("all 12 heads", "all"), ("head 3", 3)], "Head:"),

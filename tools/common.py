@@ -1,6 +1,7 @@
 """What every maintainer tool shares: where the repository lives (the one
-place its public address is written down), the lesson series, the setup
-cell, and small notebook utilities (read, write, tags, titles)."""
+place its public address is written down), the lesson series (read from the
+notebooks), the setup cell, and small notebook utilities (read, write, tags,
+titles)."""
 
 from __future__ import annotations
 
@@ -31,71 +32,12 @@ WIDGET_STATE_KEY = "widgets"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 
-# The planned series: file stem -> (working title, one-line goal).  The title
-# shown anywhere is the notebook's own first "# " heading once the file exists.
-LESSONS: dict[str, tuple[str, str]] = {
-    "01_embeddings": (
-        "Embeddings and the context problem",
-        "Words become vectors by table lookup, and why a lookup alone cannot "
-        "tell one 'bank' from another.",
-    ),
-    "02_context_as_weighted_sum": (
-        "Context as a weighted sum",
-        "Mix every word's vector into a new one, weighting by relevance, and "
-        "see where that simple idea falls short.",
-    ),
-    "03_queries_keys_values": (
-        "Queries, keys and values",
-        "Split each token into what it asks for, what it offers and what it "
-        "passes on, and compute the whole score grid at once.",
-    ),
-    "04_attention_pattern": (
-        "The attention pattern",
-        "Turn raw scores into rows of probabilities with softmax, and find out "
-        "why we divide by the square root of d_k.",
-    ),
-    "05_values_and_update": (
-        "Values and the update",
-        "Move information between tokens: each embedding takes a weighted sum "
-        "of values and shifts towards its meaning in context.",
-    ),
-    "06_masking": (
-        "Masking and context size",
-        "Hide the future from each token the right way, and measure how the "
-        "cost grows with the length of the context.",
-    ),
-    "07_multi_head": (
-        "Multi-head attention",
-        "Run several heads side by side, add up what they propose, and count "
-        "the parameters of a GPT-3-sized block.",
-    ),
-    "08_cross_attention": (
-        "Cross-attention",
-        "Let one sentence ask questions of another: queries from a translation,"
-        " keys and values from its source.",
-    ),
-    "09_learning_the_weights": (
-        "Learning the weights",
-        "Train a tiny model in a few seconds and read the patterns its heads "
-        "have learned.",
-    ),
-    "10_a_real_transformer": (
-        "A real transformer",
-        "Run a small pretrained model in numpy with your own attention, name "
-        "its heads by measurement and watch context separate 'bank'.",
-    ),
-    "11_a_gpt_you_can_read": (
-        "A GPT you can read",
-        "Turn the last vector into next-token probabilities, generate text with "
-        "a KV cache, and measure which heads a small Shakespeare GPT grew (and "
-        "why no induction head).",
-    ),
-    "12_attention_at_scale": (
-        "Attention at scale",
-        "Tiled attention with an online softmax, grouped-query attention, rotary "
-        "positions and sliding windows: computed, checked and measured.",
-    ),
-}
+# The series is the notebooks folder, with no table of its own: lesson NN is
+# notebooks/NN_*.ipynb (00, the start page, and the APPS aside), its title the
+# notebook's first "# " heading and its goal, the one line the lesson list
+# shows under "What you will do", the notebook's metadata["lesson"]["goal"]
+# (JupyterLab: Property Inspector > Notebook metadata). See lessons().
+LESSON_KEY = "lesson"
 
 
 # ---------------------------------------------------------------------------
@@ -170,6 +112,25 @@ def title_of(nb, default: str = "") -> str:
             if line.startswith("# "):
                 return line[2:].strip()
     return default
+
+
+def goal_of(nb) -> str:
+    """A lesson's one-line goal: ``metadata["lesson"]["goal"]`` of its notebook
+    ("" when it has none)."""
+    return str(nb.metadata.get(LESSON_KEY, {}).get("goal", "")).strip()
+
+
+def lessons() -> dict[str, tuple[str, str]]:
+    """The series, read from the notebooks: ``{stem: (title, goal)}`` of every
+    lesson notebook in number order, the start page (CONTENTS) and the apps
+    left out; e.g. ``"01_embeddings": ("01 · Embeddings: words as vectors",
+    "Words become vectors ...")``."""
+    out = {}
+    for path in notebook_paths():
+        if path.name != CONTENTS:
+            nb = read(path)
+            out[path.stem] = (title_of(nb, path.stem), goal_of(nb))
+    return out
 
 
 def _stable_id(*parts: str) -> str:

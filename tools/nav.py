@@ -9,7 +9,7 @@ from pathlib import Path
 from tools import hub_link
 from tools.common import (
     APPS,
-    LESSONS,
+    LESSON_KEY,
     BINDER_BADGE,
     BRANCH,
     COLAB_BADGE,
@@ -27,6 +27,7 @@ from tools.common import (
     _nbformat,
     app_paths,
     find_tagged,
+    goal_of,
     notebook_paths,
     read,
     source_of,
@@ -53,9 +54,7 @@ def binder_url(name: str | None = None) -> str:
 def _titles(names: list[str]) -> dict[str, str]:
     titles = {}
     for name in names:
-        stem = Path(name).stem
-        planned = LESSONS.get(stem, (stem, ""))[0]
-        titles[name] = title_of(read(NOTEBOOKS_DIR / name), planned)
+        titles[name] = title_of(read(NOTEBOOKS_DIR / name), Path(name).stem)
     return titles
 
 
@@ -88,20 +87,19 @@ def nav_markdown(name: str, names: list[str], titles: dict[str, str],
 
 def lesson_list_markdown(names: list[str], titles: dict[str, str],
                          link_prefix: str = "") -> str:
-    """Markdown table of the series: linked where the notebook exists."""
+    """Markdown table of the series, read from the lessons themselves: number,
+    linked title (the notebook's "# " heading without its number) and goal
+    (its ``metadata["lesson"]["goal"]``, see ``common.goal_of``)."""
     rows = ["| # | Lesson | What you will do |", "|---|---|---|"]
-    stems = [Path(n).stem for n in names if n != CONTENTS]
-    order = list(LESSONS) + [s for s in stems if s not in LESSONS]
-    for stem in order:
-        number = stem.split("_", 1)[0]
-        name = stem + ".ipynb"
-        planned, goal = LESSONS.get(stem, (stem, ""))
-        if name in names:
-            title = re.sub(r"^\d+\s*[·:.\-–]\s*", "", titles[name])
-            cell = f"[{title}]({link_prefix}{name})"
-        else:
-            cell = f"{planned} *(in preparation)*"
-        rows.append(f"| {number} | {cell} | {goal} |")
+    for name in sorted(n for n in names if n != CONTENTS):
+        number = name.split("_", 1)[0]
+        goal = goal_of(read(NOTEBOOKS_DIR / name))
+        if not goal:
+            raise ValueError(
+                f"notebooks/{name} has no one-line goal for the lesson list: give "
+                f'its notebook metadata {{"{LESSON_KEY}": {{"goal": "..."}}}}')
+        title = re.sub(r"^\d+\s*[·:.\-–]\s*", "", titles[name])
+        rows.append(f"| {number} | [{title}]({link_prefix}{name}) | {goal} |")
     return "\n".join(rows)
 
 

@@ -27,6 +27,9 @@ from helpers.checks._core import (
 )
 from helpers.checks._weights import _diagnose_weights
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = ["check_attention", "check_softmax_temperature", "check_attention_dropout"]
+
 
 @_checker("scaled dot-product attention")
 def check_attention(fn, name):

@@ -18,6 +18,9 @@ from helpers.checks._core import (
     _checker,
 )
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = ["check_update", "check_delta_row", "check_chemistry_values"]
+
 
 @_checker("the update E + (A V) W_up")
 def check_update(fn, name):

@@ -18,6 +18,9 @@ from helpers.checks._core import (
     _checker,
 )
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = ["check_causal_mask", "check_masked_count", "check_kv_step"]
+
 
 @_checker("the causal mask")
 def check_causal_mask(fn, name):

@@ -25,6 +25,9 @@ from helpers.checks._core import (
 )
 from helpers.checks._weights import _diagnose_weights
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = ["check_multi_head", "check_attention_params", "check_batched_attention"]
+
 
 def _mh_data(seed, n=5, d_model=6, h=2, d_k=3, d_v=2):
     rng = np.random.default_rng(seed)

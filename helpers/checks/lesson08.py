@@ -27,6 +27,14 @@ from helpers.checks._core import (
 )
 from helpers.checks._weights import _diagnose_weights
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = [
+    "check_cross_attention",
+    "check_cross_shape",
+    "check_padded_cross",
+    "check_word_heatmap",
+]
+
 
 def _cross_data(seed, n_q, n_s, d_q, d_s, d_k=2, d_v=3):
     rng = np.random.default_rng(seed)

@@ -21,6 +21,9 @@ from helpers.checks._core import (
     _checker,
 )
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = ["check_softmax_backward"]
+
 
 def _finite_difference(x, g, eps=1e-6):
     """Numerical dL/dx for L = sum(g * softmax(x)), one entry at a time."""

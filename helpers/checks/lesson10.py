@@ -21,6 +21,9 @@ from helpers.checks._core import (
     _require_shape,
 )
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = ["check_real_head", "check_n_attention_weights", "check_causal_head_pattern"]
+
 REAL_HEAD_TEXT = "The old fisherman rowed his boat to the river bank at dawn."
 REAL_HEADS = ((0, 2), (3, 1), (5, 8))
 

@@ -26,6 +26,9 @@ from helpers.checks._core import (
     _require_shape,
 )
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = ["check_next_token_loss", "check_gpt_head_pattern", "check_top_k_sample"]
+
 # ------------------------------------------------ warm-up: the next-token loss ---
 
 HAND_LOGITS = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, math.log(5.0)],

@@ -29,6 +29,13 @@ from helpers.checks._core import (
     _require_shape,
 )
 
+#: The checkers of this lesson: ``helpers.checks`` re-exports these names.
+__all__ = [
+    "check_kv_bytes_per_token",
+    "check_online_softmax_step",
+    "check_rope_attention",
+]
+
 # ------------------------------------------- warm-up: KV cache per token ---
 
 #: (n_layers, n_heads, n_kv_heads, d_head, bytes_per_value): real models and

@@ -1,6 +1,7 @@
 """Bars and lines: one weight per token (``bar_view``), measured cost
 against size on log-log axes (``loglog_cost``) and a word's vectors
-separating by sense, layer by layer (``sense_by_layer``, lesson 10)."""
+separating by sense, layer by layer (``sense_by_layer``, lesson 10), and a
+training run's loss curve (``loss_figure``, lesson 09)."""
 
 from __future__ import annotations
 
@@ -224,4 +225,20 @@ def sense_by_layer(
     handles = [Patch(color=colours[s], label=sense_names[s]) for s in (0, 1)]
     fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
     fig.suptitle(title or f'The vector of "{word}" in {m} sentences, layer by layer')
+    return fig
+
+
+def loss_figure(history, title="Training loss", ylabel="training loss"):
+    """A still picture of a loss curve (one point per step, ``history`` a
+    list of losses); ``ylabel`` names what the loss is (say "cross-entropy
+    + weight penalty" when ``l2`` > 0). Lesson 09 calls it as
+    ``widgets.loss_figure``; the live curve is ``widgets.TrainingMonitor``."""
+    fig = AttentionFigure(figsize=(6.0, 3.0), layout="constrained")
+    ax = fig.subplots()
+    ax.plot(np.arange(1, len(history) + 1), history, color="#1f77b4")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    ax.set_xlabel("training step")
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
     return fig

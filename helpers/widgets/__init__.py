@@ -10,13 +10,21 @@ Its inputs are plain ipywidgets attributes, and it exposes what it last drew::
 
     ex = pattern_explorer()
     ex.sentence.value = "the cat sat on the mat"   # updates synchronously
-    ex.tokens      # ['the', 'cat', ...]   (at most MAX_TOKENS of them)
+    ex.tokens      # ['the', 'cat', ...]   (at most MAX_TOY_TOKENS of them)
     ex.weights     # numpy array: what the picture shows (see each explorer)
+    ex.scores      # ... and every other value it shows, under one name
     ex.message     # "" or a short note ("Showing the first 24 of 300 tokens.")
     ex.figure      # the matplotlib Figure that is reused for every picture
     ex.artists     # its panels (ex.artists.heat, ...), see panels.py
     ex.draw_count  # how many pictures have been drawn
     ex.save("figures/pattern")  # figures/pattern.png and figures/pattern.csv
+
+``.weights`` is the attention pattern for most explorers; for lesson 01's
+``embedding_explorer`` it is the embedding matrix E (its own name:
+``.embedding``), for ``parameter_calculator`` an empty array (``.counts``).
+Each explorer class declares once what it shows beyond ``.tokens`` and
+``.weights`` (``shows`` in ``base.py``); its inputs are the widgets of its
+controls that hold a value.
 
 ``save(name)`` (every explorer has it, ``base.Explorer.save``) writes the
 current picture as a PNG (the very bytes shown) and the numbers it shows as a
@@ -28,15 +36,16 @@ lexicon does not know, 300 words, emoji or text that looks like HTML each give
 a short message and a sensible picture. User text is never put into HTML
 unescaped (messages are shown in a plain-text ``Label``).
 
-Speed (``engine.py``): the figure is built once; an update changes the data
-of the existing artists, restores a cached background and draws only what
-changed. When several updates arrive at once (a dragged slider, fast typing)
-the state is computed for each, synchronously, but the drawing is scheduled
-on the running asyncio event loop and waits until the inputs have been quiet
-for ``SETTLE`` seconds: a burst gives exactly one picture, showing the last
-input. (A plain ``loop.call_soon`` is not enough: the kernel lets the loop
-run between two widget messages.) Without a running event loop (plain
-Python, tests) every update draws at once.
+Speed (``engine.py``; the limits in ``policy.py``): the figure is built
+once; an update changes the data of the existing artists, restores a cached
+background and draws only what changed. When several updates arrive at once
+(a dragged slider, fast typing) the state is computed for each,
+synchronously, but the drawing is scheduled on the running asyncio event
+loop and waits until the inputs have been quiet for ``SETTLE`` seconds: a
+burst gives exactly one picture, showing the last input. (A plain
+``loop.call_soon`` is not enough: the kernel lets the loop run between two
+widget messages.) Without a running event loop (plain Python, tests) every
+update draws at once.
 
 For a browser test the widgets carry DOM classes: ``attn-explorer`` (the
 box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
@@ -44,9 +53,12 @@ box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
 ``attn-layer``, ...).
 
-Modules: ``engine`` (drawing), ``panels`` (heatmap, bars, the pixel
-heatmap, the feature-column heatmap), ``saving`` (the PNG and CSV of
-``save``), ``base`` (the explorer base, reading sentences, the token picker),
+Modules: ``policy`` (the token cap, the debounce, the shared colours),
+``engine`` (drawing), ``panels`` (heatmap, bars, the pixel heatmap, the
+feature-column heatmap), ``saving`` (the PNG and CSV of ``save``),
+``reading`` (reading typed sentences), ``controls`` (text boxes, dropdowns,
+the token picker), ``toy`` (the lessons' sentences and hand-built heads),
+``base`` (the explorer base: ``Explorer``, ``SentenceExplorer``, ``State``),
 then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
 ``lesson12``, the numbers of ``checks/lessonNN.py``);
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
@@ -61,7 +73,8 @@ from typing import Callable, NamedTuple
 
 import ipywidgets
 
-from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, mime_bundle
+from helpers.figures.charts import loss_figure  # a still figure; lesson 09's address
+from helpers.widgets.base import mime_bundle
 from helpers.widgets.lesson00 import first_taste
 from helpers.widgets.lesson01 import embedding_explorer
 from helpers.widgets.lesson02 import weighted_sum_explorer
@@ -71,10 +84,11 @@ from helpers.widgets.lesson05 import update_explorer
 from helpers.widgets.lesson06 import mask_explorer
 from helpers.widgets.lesson07 import multi_head_explorer, parameter_calculator
 from helpers.widgets.lesson08 import cross_explorer, image_explorer
-from helpers.widgets.lesson09 import TrainingMonitor, loss_figure, sense_explorer
+from helpers.widgets.lesson09 import TrainingMonitor, sense_explorer
 from helpers.widgets.lesson10 import real_attention_explorer
 from helpers.widgets.lesson11 import gpt_explorer
 from helpers.widgets.lesson12 import tiling_explorer
+from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
 
 
 class ExplorerRow(NamedTuple):
@@ -159,7 +173,7 @@ def tab_titles_style(css_class="attn-playground"):
 
 __all__ = [
     "EXPLORERS",
-    "MAX_TOKENS",
+    "MAX_TOY_TOKENS",
     "WEIGHT_RANGE",
     "ExplorerRow",
     "TrainingMonitor",

@@ -1,26 +1,45 @@
 """The explorer base: inputs -> state (synchronously) -> one picture.
 
-:class:`Explorer` turns its input widgets into a state (``_compute``), then
-draws it (``_paint``) with the engine; :class:`SentenceExplorer` adds a
-sentence box and, optionally, a token picker. Each explorer declares the
-state it exposes as annotated class attributes::
+:class:`Explorer` turns its input widgets into a :class:`State`
+(``_compute``), then draws it (``_paint``) with the engine;
+:class:`SentenceExplorer` adds a sentence box and, optionally, a token picker.
 
-    class _QKExplorer(SentenceExplorer):
-        scores: np.ndarray | None = None    # set by every update
+An explorer declares each input and each value it shows once:
 
-Also here: reading what the learner typed (``_read``), with a short
-message for every kind of bad input.
+* inputs are the widgets in its controls that hold a ``value`` (text boxes,
+  sliders, dropdowns, ...; not labels or buttons): every one is observed;
+* ``shows`` maps each value it shows, beyond ``.tokens`` and ``.weights``,
+  to its value before anything is shown::
+
+      class _QKExplorer(SentenceExplorer):
+          token_label = "Query token:"
+          shows = {"query_vector": None, "key_vectors": None, "scores": None,
+                   "target": None}
+
+  ``_compute`` returns a ``State`` with exactly these fields (an empty one
+  may leave them out: they go back to their ``shows`` value), plus
+  ``tokens``, ``labels``, ``weights``, ``notes`` and fields starting with
+  ``_`` that only the picture reads. After every update each shown field
+  is an attribute of the explorer under the same name (``ex.scores`` is
+  ``state.scores``), and ``_paint`` reads the same names. A state that lacks
+  a declared name or sets an undeclared one is a programming error: the
+  update stops with ``.last_error`` set and a message (tests fail on it; a
+  widget callback never raises).
+
+Elsewhere: reading typed sentences (``reading.py``), the shared input
+widgets and the token picker (``controls.py``), the lessons' toy world
+(``toy.py``), policy constants (``policy.py``) and drawing (``engine.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 import warnings
 import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
-from functools import lru_cache
 from types import SimpleNamespace
 
 import ipywidgets as widgets
@@ -28,133 +47,12 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers import heads, lexicon, style
+from helpers import style
 from helpers.widgets import saving
-from helpers.widgets.engine import (
-    MAX_TOKENS,
-    MAX_WAIT,
-    SETTLE,
-    FigureArtists,
-    display_label,
-    mime_bundle,
-    render_png,
-)
+from helpers.widgets.controls import TokenPicker, _sentence_box
+from helpers.widgets.engine import FigureArtists, render_png
+from helpers.widgets.policy import MAX_WAIT, SETTLE
 
-
-# --------------------------------------------------------------------------
-# the toy world: example sentences, hand-built heads
-# --------------------------------------------------------------------------
-def _sentence(key: str) -> str:
-    """An example sentence of the lessons (``heads.CURRICULUM_SENTENCES``)."""
-    return str(heads.CURRICULUM_SENTENCES[key])
-
-
-@lru_cache(maxsize=None)
-def _head(name: str):
-    return getattr(heads, name)()
-
-
-def _project(head, E):
-    """Q, K, V of ``head`` for embeddings ``E`` (row-vector convention)."""
-    return E @ head.W_Q, E @ head.W_K, E @ head.W_V
-
-
-def _value_up(head, values):
-    """Values in embedding space: ``values @ W_up`` when the head has one."""
-    W_up = getattr(head, "W_up", None)
-    if W_up is None:
-        return values
-    return values @ np.asarray(W_up)
-
-
-# --------------------------------------------------------------------------
-# reading what the learner typed
-# --------------------------------------------------------------------------
-
-def _plain(text: str, limit: int = 24) -> str:
-    """User text made safe and short for a one-line message."""
-    text = "".join(" " if (c.isspace() or ord(c) < 32) else c for c in str(text))
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
-
-def _list_words(words, most: int = 6, why=None) -> str:
-    """``'a', 'b' and 3 more``; with ``why`` (word -> reason), ``'a' (reason)``."""
-    why = why or {}
-    shown = ", ".join(f"'{_plain(w)}'" + (f" ({why[w]})" if w in why else "")
-                      for w in words[:most])
-    if len(words) > most:
-        shown += f" and {len(words) - most} more"
-    return shown
-
-
-def _read(text, *, cap: int = MAX_TOKENS, positions: bool = True, what="sentence"):
-    """Tokenize, cap and embed a typed sentence.
-
-    Returns a namespace with ``tokens`` (capped), ``labels`` (drawable),
-    ``E`` (n, D_MODEL), ``unknown``, ``notes`` (list of messages) and
-    ``empty`` (True when there is nothing to draw).
-    """
-    text = "" if text is None else str(text)
-    notes = []
-    tokens = lexicon.tokenize(text) if text.strip() else []
-    if not text.strip():
-        notes.append(f"Type a {what} in the box.")
-    elif not tokens:
-        notes.append(
-            f"No words in that {what} (punctuation is not a word): type some words."
-        )
-    if len(tokens) > cap:
-        notes.append(f"Showing the first {cap} of {len(tokens)} tokens.")
-        tokens = tokens[:cap]
-    emb = lexicon.embed(tokens, positions=positions)
-    unknown = list(emb.unknown)
-    why = {w: g["why"] for w in unknown if (g := lexicon.guess_word(w))}
-    plain = [w for w in unknown if w not in why]
-    if plain:
-        notes.append(
-            f"Not in the toy lexicon (given the 'unknown' vector): "
-            f"{_list_words(plain)}."
-        )
-    if why:
-        notes.append(
-            "Not in the toy lexicon, guessed from the word's form "
-            f"('unknown' still set): {_list_words(list(why), why=why)}."
-        )
-    labels, replaced = [], False
-    for t in tokens:
-        label, r = display_label(t)
-        labels.append(label)
-        replaced = replaced or r
-    if replaced:
-        notes.append("Characters this font cannot draw are shown as '?'.")
-    return SimpleNamespace(
-        tokens=list(tokens),
-        labels=labels,
-        E=np.asarray(emb.E, dtype=float),
-        unknown=unknown,
-        notes=notes,
-        empty=not tokens,
-    )
-
-
-def _default_index(tokens) -> int:
-    """The token an explorer picks when the learner has not chosen one: the
-    first ambiguous word (bank, mole), else the first noun, else the last."""
-    ambiguous = lexicon.ambiguous_words()
-    for i, t in enumerate(tokens):
-        if t in ambiguous:
-            return i
-    try:
-        table = lexicon.load_lexicon()
-        for i, t in enumerate(tokens):
-            if t in table and table.info(t).get("pos") == "noun":
-                return i
-    except Exception:
-        pass
-    return max(len(tokens) - 1, 0)
-
-
-# --------------------------------------------------------------------------
 #: Every explorer alive, so that switching the sizes (projection mode)
 #: redraws the ones already shown.
 _LIVE = weakref.WeakSet()
@@ -179,16 +77,73 @@ MESSAGE_STYLE = ("<style>.widget-label.attn-message { white-space: normal !impor
                  " height: auto !important; line-height: 1.4 !important; }</style>")
 
 
+class State(SimpleNamespace):
+    """What one update computed: ``tokens`` (n), ``labels`` (their drawable
+    text), ``weights`` (what the picture shows), ``notes`` (the message, a
+    list of sentences), ``empty`` (nothing to draw: ``placeholder`` is shown
+    instead), the explorer's ``shows`` values, and ``_``-fields for the
+    picture only."""
+
+    def __init__(self, *, tokens=(), weights=None, notes=(), empty=False,
+                 placeholder="", labels=None, **fields):
+        super().__init__(tokens=list(tokens),
+                         labels=list(tokens) if labels is None else list(labels),
+                         weights=np.zeros((0, 0)) if weights is None else weights,
+                         notes=list(notes), empty=bool(empty),
+                         placeholder=placeholder, **fields)
+
+
+#: The fields every state has (not listed in ``shows``).
+STATE_FIELDS = frozenset(vars(State()))
+
+
+def _empty_state(read, placeholder="Type a sentence above", weights_shape=(0, 0),
+                 **fields):
+    """The state of an input with nothing to draw (``read``: what ``_read``
+    returned, or anything with ``tokens`` and ``notes``)."""
+    return State(empty=True, placeholder=placeholder, tokens=read.tokens,
+                 weights=np.zeros(weights_shape), notes=read.notes, **fields)
+
+
+def _inputs(controls):
+    """The widgets in ``controls`` (and their boxes) that hold a value a
+    learner sets: not labels, HTML, pictures or buttons."""
+    shown_only = (widgets.Label, widgets.HTML, widgets.HTMLMath, widgets.Image)
+    found = []
+    for w in controls:
+        if isinstance(w, widgets.Box):
+            found += _inputs(w.children)
+        elif w.has_trait("value") and not isinstance(w, shown_only):
+            found.append(w)
+    return found
+
+
 class Explorer(widgets.VBox):
-    """Common machinery: inputs -> state (synchronously) -> one picture."""
+    """Common machinery: inputs -> state (synchronously) -> one picture.
+
+    A subclass gives ``kind``, ``figsize``, ``shows`` (see the module
+    docstring) and three methods: ``_build(art)`` makes the panels once,
+    ``_compute()`` reads the inputs into a :class:`State`, ``_paint(art,
+    state)`` updates the panels and returns a key naming the static content
+    (axes, limits) whose background the engine caches.
+    """
 
     kind = "explorer"
     figsize = (7.0, 5.0)
+    #: value shown -> its value before anything is shown (the module docstring)
+    shows: dict = {}
 
-    def __init__(self, controls, inputs):
+    def __init__(self, controls):
         super().__init__()
+        clash = [n for n in self.shows if isinstance(getattr(self, n, None),
+                                                     widgets.Widget)]
+        if clash:
+            raise TypeError(f"{type(self).__name__} shows values named like its "
+                            f"widgets: {clash}")
         self.tokens = []
         self.weights = np.zeros((0, 0))
+        for name, value in self.shows.items():
+            setattr(self, name, value)
         self.message = ""
         self.draw_count = 0
         self.update_count = 0
@@ -210,23 +165,13 @@ class Explorer(widgets.VBox):
         self.add_class("attn-explorer")
         names = {id(v): k for k, v in vars(self).items()
                  if isinstance(v, widgets.Widget)}
-        for w in inputs:
+        for w in _inputs(controls):
             w.add_class("attn-input")
             if id(w) in names:  # e.g. attn-temperature, attn-token, attn-head
                 w.add_class("attn-" + names[id(w)].replace("_", "-"))
             w.observe(self._on_change, names="value")
         _LIVE.add(self)
         self.refresh()
-
-    # -- to be provided by each explorer ----------------------------------
-    def _build(self, art):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _compute(self):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _paint(self, art, state):  # pragma: no cover - abstract
-        raise NotImplementedError
 
     # -- machinery -------------------------------------------------------
     def _new_figure(self):
@@ -249,19 +194,19 @@ class Explorer(widgets.VBox):
         art = FigureArtists(fig)
         self._build(art)
         art.placeholder = art.text(0.5, 0.5, "", ha="center", va="center",
-                                       fontsize=14, color="#555555")
+                                   fontsize=14, color="#555555")
         return art
 
-    @classmethod
-    def _declared_state(cls) -> set:
-        """The names an update may set: the class attributes annotated in the
-        explorer classes (``scores: np.ndarray | None = None``)."""
-        names = set()
-        for klass in cls.__mro__:
-            if klass is Explorer:
-                break
-            names.update(vars(klass).get("__annotations__", {}))
-        return names
+    def _check(self, state):
+        """Raise when ``state`` lacks a name of ``shows`` or sets one that is
+        not there (a programming error, caught in tests)."""
+        public = {k for k in vars(state) if not k.startswith("_")} - STATE_FIELDS
+        undeclared = sorted(public - set(self.shows))
+        missing = [] if state.empty else sorted(set(self.shows) - public)
+        if undeclared or missing:
+            raise AttributeError(
+                f"{type(self).__name__}: state sets {undeclared} not in shows, "
+                f"lacks {missing} of shows")
 
     @contextmanager
     def quietly(self):
@@ -282,11 +227,7 @@ class Explorer(widgets.VBox):
         self.update_count += 1
         try:
             state = self._compute()
-            extra = getattr(state, "extra", {})
-            undeclared = set(extra) - self._declared_state()
-            if undeclared:  # a programming error, caught in tests
-                raise AttributeError(f"state not declared on {type(self).__name__}:"
-                                     f" {sorted(undeclared)}")
+            self._check(state)
         except Exception as exc:  # never escape a widget callback
             self.last_error = exc
             self._set_message(
@@ -296,11 +237,10 @@ class Explorer(widgets.VBox):
         self._state = state
         self.tokens = list(state.tokens)
         self.weights = state.weights
-        for name, value in extra.items():
-            setattr(self, name, value)
+        for name, value in self.shows.items():
+            setattr(self, name, getattr(state, name, value))
         self._set_message(" ".join(state.notes))
         self._schedule_draw()
-
     def _set_message(self, text):
         self.message = text
         self.message_label.value = text
@@ -454,26 +394,29 @@ class Explorer(widgets.VBox):
                 pass
 
 
-def sense_verdict(sims, tol=1e-9):
-    """'river (0.87)'; 'tie (0.79 each)' or 'tie: a = b (0.6)' when the best tie.
 
-    Like lesson 05's ``verdict``: equally close senses are reported as a tie,
-    never as a winner picked by dictionary order.
+class SentenceExplorer(Explorer):
+    """An explorer driven by one sentence box (``.sentence``).
+
+    With ``token_label`` set, a token picker (``.token``) sits beside it.
+    ``beside``: more input widgets in the sentence's row; ``below``: more
+    rows of controls. A subclass makes its own inputs as attributes, then
+    calls ``super().__init__(sentence, beside=[...], below=[...])``: every
+    widget there with a value is an input (nothing to list twice).
     """
-    top = max(sims.values())
-    best = [name for name, c in sims.items() if top - c < tol]
-    if len(best) == 1:
-        return f"{best[0]} ({top:.2f})"
-    if len(best) == len(sims):
-        return f"tie ({top:.2f} each)"
-    return f"tie: {' = '.join(best)} ({top:.2f})"
 
+    token_label = None
+    sentence_label = "Sentence:"
 
-def sense_name(sims, tol=1e-9):
-    """The nearest sense, or "tie" when several are equally near."""
-    top = max(sims.values())
-    best = [name for name, c in sims.items() if top - c < tol]
-    return best[0] if len(best) == 1 else "tie"
+    def __init__(self, sentence, beside=(), below=()):
+        self.sentence = _sentence_box(sentence, self.sentence_label)
+        row = [self.sentence]
+        if self.token_label is not None:
+            self._picker = TokenPicker(self.token_label)
+            self.token = self._picker.widget
+            row.append(self.token)
+        row += list(beside)
+        super().__init__([row[0] if len(row) == 1 else widgets.HBox(row), *below])
 
 
 def load_or_explain(load, what: str, packages: str):
@@ -489,106 +432,22 @@ def load_or_explain(load, what: str, packages: str):
         return None, str(exc) or type(exc).__name__
 
 
-def text_width(n_chars: int, pad: float = 3.0) -> str:
-    """A CSS width for a control showing ``n_chars`` characters: about 0.62 em
-    a character, plus ``pad`` em for padding (and a dropdown's arrow)."""
-    return f"{0.62 * n_chars + pad:.1f}em"
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def fit_dropdown(options, description="", **kwargs):
-    """A ``Dropdown`` wide enough for its description and its longest option
-    (no "laye" for "layer 0"): the description takes its own width, the box
-    about 0.62 em per character of the longest option plus 3 em for the
-    arrow and padding. ``options`` as for ``widgets.Dropdown``."""
-    texts = [o[0] if isinstance(o, tuple) else o for o in options]
-    longest = max((len(str(t)) for t in texts), default=0)
-    return widgets.Dropdown(options=options, description=description,
-                            layout=widgets.Layout(width=text_width(
-                                len(description) + longest, pad=4.0)),
-                            style={"description_width": "initial"}, **kwargs)
+def mime_bundle(text, png, widget):
+    """What a displayed explorer (or training monitor) sends to the front end.
 
-
-def _text_box(value, description="Sentence:", width="34em"):
-    box = widgets.Text(value=value, description=description,
-                       layout=widgets.Layout(width=width),
-                       style={"description_width": "initial"})
-    return box
-
-
-def _sentence_box(value, description="Sentence:"):
-    box = _text_box(value, description)
-    box.add_class("attn-sentence")
-    return box
-
-
-class TokenPicker:
-    """Keeps a ``Dropdown`` of token positions in step with the sentence."""
-
-    def __init__(self, description="Token:"):
-        self.widget = widgets.Dropdown(options=[], description=description,
-                                       layout=widgets.Layout(width="16em"),
-                                       style={"description_width": "initial"})
-        self._tokens = []
-
-    def sync(self, explorer, tokens):
-        """Offer the tokens; keep the chosen word if it is still there.
-        Returns the chosen index (None when there are no tokens)."""
-        dd = self.widget
-        old_tokens, old = self._tokens, dd.value
-        if not tokens:
-            choice = None
-        elif old is not None and old < len(tokens) and (
-            not old_tokens or (old < len(old_tokens) and old_tokens[old] == tokens[old])
-            or old_tokens == tokens
-        ):
-            choice = old
-        elif old is not None and old < len(old_tokens) and old_tokens[old] in tokens:
-            choice = tokens.index(old_tokens[old])
-        else:
-            choice = _default_index(tokens)
-        options = [(f"{i}: {display_label(t)[0]}", i) for i, t in enumerate(tokens)]
-        with explorer.quietly():
-            if list(dd.options) != options:
-                dd.options = options
-            if dd.value != choice:
-                dd.value = choice
-        self._tokens = list(tokens)
-        return choice
-
-
-def _choose(explorer, token):
-    """Select a token given as an index or as a word (first occurrence)."""
-    if token is None or not explorer.tokens:
-        return
-    if isinstance(token, str):
-        word = token.lower()
-        index = explorer.tokens.index(word) if word in explorer.tokens else None
-    else:
-        index = min(max(int(token), 0), len(explorer.tokens) - 1)
-    if index is not None:
-        explorer.token.value = index
-
-
-def _empty_state(read, placeholder="Type a sentence above", weights_shape=(0, 0)):
-    return SimpleNamespace(empty=True, placeholder=placeholder, tokens=read.tokens,
-                           weights=np.zeros(weights_shape), notes=read.notes,
-                           extra={})
-
-
-class SentenceExplorer(Explorer):
-    """An explorer driven by one sentence box.
-
-    With ``token_label`` set, a token picker (``.token``) sits beside it.
+    ``text/plain`` and a still ``image/png`` (what a stored notebook shows on
+    GitHub) plus the live widget view, built from the model id so that both
+    ipywidgets 7.7 (Colab; widgets there have no ``_repr_mimebundle_``) and
+    8 understand it. ``tools/execute.py`` drops the view when storing.
     """
-
-    token_label = None
-
-    def __init__(self, sentence):
-        self.sentence = _sentence_box(sentence)
-        if self.token_label is None:
-            super().__init__([self.sentence], [self.sentence])
-            return
-        self._picker = TokenPicker(self.token_label)
-        self.token = self._picker.widget
-        super().__init__([widgets.HBox([self.sentence, self.token])],
-                         [self.sentence, self.token])
+    data = {"text/plain": text}
+    if png:
+        data["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
+    model_id = getattr(widget, "model_id", None) or getattr(widget, "_model_id", None)
+    if model_id and getattr(widget, "_view_name", None) is not None:
+        data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,
+                              "model_id": model_id}
+    return data

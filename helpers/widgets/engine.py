@@ -19,13 +19,15 @@ The small public API, used by the panels and tested directly:
 * :func:`display_label`, :func:`fit_label`, :func:`label_width`,
   :func:`label_size`: drawable, fitting token labels;
 * :func:`nice_limit`: a round axis limit (numbers are written with
-  ``plots.number_text``, labels cut with ``plots.short_label``);
-* :func:`mime_bundle`: what a displayed widget sends to the front end.
+  ``plots.number_text``, labels cut with ``plots.short_label``).
+
+What the explorers promise (how many tokens, the debounce, the colours) is
+in ``policy.py``; what a displayed explorer sends (``mime_bundle``) in
+``base.py``.
 """
 
 from __future__ import annotations
 
-import base64
 import math
 import struct
 import zlib
@@ -38,17 +40,9 @@ from matplotlib.font_manager import FontProperties, findfont, get_font
 from helpers import style
 from helpers.plots import short_label
 
-#: At most this many tokens of a sentence are drawn (the rest are ignored,
-#: and the explorer says so).
-MAX_TOKENS = 24
 #: Resolution of the pictures (pixels per inch) in normal mode; projection
 #: mode (``helpers.style.projector()``) draws them at a higher one.
 DPI = style.NORMAL.explorer_dpi
-#: With an event loop running, a picture is drawn once the inputs have been
-#: quiet for SETTLE seconds (a burst of updates gives one picture), and at
-#: the latest MAX_WAIT seconds after the first update of the burst.
-SETTLE = 0.012
-MAX_WAIT = 0.15
 #: Token labels longer than this are cut and end in an ellipsis.
 LABEL_CHARS = 14
 #: Size of the feature-name labels (lessons 01, 02), in points of these
@@ -61,17 +55,6 @@ NUMBER_SIZE = style.NUMBER_PT
 AXIS_SIZE = style.AXIS_PT
 #: Empty picture margins wider than this (pixels at DPI) are cut off.
 MARGIN_PX = 6
-#: Every attention-weight picture uses this one colour scale, so that the
-#: same colour means the same weight in every lesson.
-WEIGHT_RANGE = (0.0, 1.0)
-WEIGHT_SCALE = {"vmin": WEIGHT_RANGE[0], "vmax": WEIGHT_RANGE[1]}
-
-_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-CMAP = "viridis"
-BAD_COLOUR = "#d0d0d0"  # masked cells (-inf)
-BAR = "#3b528b"
-BAR_HIGHLIGHT = "#e8a317"
-BAR_AFTER = "#5ec962"
 
 @lru_cache(maxsize=4096)
 def _has_glyph(ch: str) -> bool:
@@ -123,12 +106,6 @@ def label_size(n: int) -> float:
     if n <= FULL_SIZE_TOKENS:
         return FEATURE_LABEL_SIZE
     return style.MIN_LABEL_PT  # 10 px
-
-
-def small_label_size(n: int) -> float:
-    """Labels of the small panels of the all-heads grid (lesson 07): the
-    same sizes as :func:`label_size`."""
-    return label_size(n)
 
 
 @lru_cache(maxsize=8192)
@@ -366,20 +343,3 @@ def png_bytes(rgba) -> bytes:
             + _png_chunk(b"IDAT", zlib.compress(raw, 1))
             + _png_chunk(b"IEND", b""))
 
-
-def mime_bundle(text, png, widget):
-    """What a displayed explorer (or training monitor) sends to the front end.
-
-    ``text/plain`` and a still ``image/png`` (what a stored notebook shows on
-    GitHub) plus the live widget view, built from the model id so that both
-    ipywidgets 7.7 (Colab; widgets there have no ``_repr_mimebundle_``) and
-    8 understand it. ``tools/execute.py`` drops the view when storing.
-    """
-    data = {"text/plain": text}
-    if png:
-        data["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
-    model_id = getattr(widget, "model_id", None) or getattr(widget, "_model_id", None)
-    if model_id and getattr(widget, "_view_name", None) is not None:
-        data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,
-                              "model_id": model_id}
-    return data

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from helpers.attention import scaled_dot_product_attention
-from helpers.widgets.base import (
-    SentenceExplorer,
-    _empty_state,
-    _head,
-    _project,
-    _read,
-    _sentence,
-)
-from helpers.widgets.engine import WEIGHT_SCALE
+from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.policy import WEIGHT_SCALE
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _head, _project, _sentence
 from helpers.widgets.panels import Heatmap
 
 
@@ -32,8 +25,7 @@ class _FirstTaste(SentenceExplorer):
         head = _head("adjective_head")
         Q, K, V = _project(head, r.E)
         _, A = scaled_dot_product_attention(Q, K, V)
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=A, notes=r.notes, extra={})
+        return State(tokens=r.tokens, labels=r.labels, weights=A, notes=r.notes)
 
     def _paint(self, art, s):
         return art.heat.update(

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-import numpy as np
-
 from helpers import lexicon
 from helpers.widgets import saving
-from helpers.widgets.base import SentenceExplorer, _empty_state, _read, _sentence
+from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import feature_heatmap
 
 
@@ -16,9 +14,10 @@ class _EmbeddingExplorer(SentenceExplorer):
     kind = "embedding_explorer"
     figsize = (8.4, 5.8)
 
-    # state set by every update
-    embedding: np.ndarray | None = None  # the drawn (n, len(FEATURES)) matrix
-    unknown: list = ()  # words the lexicon does not know
+    #: embedding: the drawn (n, len(FEATURES)) matrix E (also ``.weights``,
+    #: the contract's name for what the picture shows); unknown: the words
+    #: the lexicon does not know
+    shows = {"embedding": None, "unknown": ()}
 
     def _build(self, art):
         art.heat = feature_heatmap(art, [0.15, 0.26, 0.74, 0.65],
@@ -34,21 +33,20 @@ class _EmbeddingExplorer(SentenceExplorer):
         labels = [f"{lab} (?)" if t in unknown else lab
                   for t, lab in zip(r.tokens, r.labels)]
         colours = ["#c0392b" if t in unknown else "black" for t in r.tokens]
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=labels,
-                               colours=colours, weights=M, notes=r.notes,
-                               extra={"embedding": M, "unknown": r.unknown})
+        return State(tokens=r.tokens, labels=labels, weights=M, notes=r.notes,
+                     embedding=M, unknown=r.unknown, _colours=colours)
 
     def _paint(self, art, s):
         feats = list(lexicon.FEATURES)
         return art.heat.update(
-            s.weights, s.labels, feats,
+            s.embedding, s.labels, feats,
             title="Embedding matrix E: one row per token (red '?' = unknown word)",
             ylabel="token", vmin=0.0, vmax=1.0,
-            row_colours=s.colours)
+            row_colours=s._colours)
 
     def _csv_table(self):
         """For ``save``: one row per token, one column per feature."""
-        return saving.grid(self.weights, self.tokens, list(lexicon.FEATURES),
+        return saving.grid(self.embedding, self.tokens, list(lexicon.FEATURES),
                            corner="token \\ feature")
 
 
@@ -57,7 +55,9 @@ def embedding_explorer(sentence=None):
 
     One row per token, one column per named feature of the toy lexicon
     (positions left out). Words the lexicon does not know are flagged in red
-    and listed in ``.message``. ``.weights`` (also ``.embedding``) is the
-    drawn (n, len(FEATURES)) matrix.
+    and listed in ``.unknown`` and ``.message``. ``.embedding`` is the drawn
+    (n, len(FEATURES)) embedding matrix E; ``.weights`` is the same array
+    (the widget contract's name for what every explorer draws: here no
+    attention weights, the embedding).
     """
     return _EmbeddingExplorer(_sentence("creature") if sentence is None else sentence)

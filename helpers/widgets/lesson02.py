@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
 from helpers import heads, lexicon
 from helpers.attention import softmax
-from helpers.widgets.base import (
-    SentenceExplorer,
-    _choose,
-    _empty_state,
-    _read,
-    _sentence,
-    sense_verdict,
-)
-from helpers.widgets.engine import WEIGHT_RANGE, display_label
+from helpers.heads import sense_verdict
+from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.controls import _choose
+from helpers.widgets.engine import display_label
+from helpers.widgets.policy import WEIGHT_RANGE
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import Bars, feature_heatmap
 
 
@@ -25,12 +21,11 @@ class _WeightedSumExplorer(SentenceExplorer):
     figsize = (8.4, 7.6)  # 24 bar labels of 10 px
     token_label = "Target word:"
 
-    # state set by every update
-    scores: np.ndarray | None = None  # target . word for every word, (n,)
-    new_vector: np.ndarray | None = None  # the weighted sum, (len(FEATURES),)
-    target: int | None = None  # index of the target word
-    senses: dict | None = None  # cosines to each sense, before and after
-    sense_note: str = ""  # the verdict shown in panel 3
+    #: scores: target . word for every word, (n,); new_vector: the weighted
+    #: sum, (len(FEATURES),); target: index of the target word; senses:
+    #: cosines to each sense, before and after; sense_note: panel 3's verdict
+    shows = {"scores": None, "new_vector": None, "target": None, "senses": None,
+             "sense_note": ""}
 
     def _build(self, art):
         art.scores = Bars(art, [0.14, 0.47, 0.32, 0.44],
@@ -51,23 +46,20 @@ class _WeightedSumExplorer(SentenceExplorer):
         w = softmax(scores)
         new = w @ F
         word = r.tokens[t]
-        sense_note = ""
-        extra = {"scores": scores, "new_vector": new, "target": t, "senses": None}
+        senses = None
         if word in heads.SENSES:
             _, b_sims = heads.nearest_sense(word, F[t])
             _, a_sims = heads.nearest_sense(word, new)
             sense_note = (f"nearest sense before: {sense_verdict(b_sims)}, "
                           f"after: {sense_verdict(a_sims)}")
-            extra["senses"] = {"before": b_sims, "after": a_sims}
+            senses = {"before": b_sims, "after": a_sims}
         else:
             near = lexicon.nearest_words(new, k=3, exclude=(word,))
             sense_note = "nearest words after: " + ", ".join(
                 f"{display_label(wd)[0]} ({c:.2f})" for wd, c in near)
-        extra["sense_note"] = sense_note
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=w, target=t, scores=scores,
-                               before=F[t], new=new, sense_note=sense_note,
-                               notes=r.notes, extra=extra)
+        return State(tokens=r.tokens, labels=r.labels, weights=w, notes=r.notes,
+                     scores=scores, new_vector=new, target=t, senses=senses,
+                     sense_note=sense_note, _before=F[t])
 
     def _paint(self, art, s):
         t, label = s.target, s.labels[s.target]
@@ -76,7 +68,7 @@ class _WeightedSumExplorer(SentenceExplorer):
         k2 = art.weights.update(s.weights, s.labels, highlight=t, xlim=WEIGHT_RANGE,
                                 title="2. weights (they sum to 1)")
         k3 = art.result.update(
-            np.vstack([s.before, s.new]), [label, f"{label}'"],
+            np.vstack([s._before, s.new_vector]), [label, f"{label}'"],
             list(lexicon.FEATURES), vmin=0.0, vmax=1.0,
             title=f"3. {label}' = sum of weight x vector;  {s.sense_note}")
         return k1 + k2 + k3

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
 from helpers.attention import softmax
-from helpers.widgets.base import (
-    SentenceExplorer,
-    _choose,
-    _empty_state,
-    _head,
-    _project,
-    _read,
-    _sentence,
-)
-from helpers.widgets.engine import BAR_HIGHLIGHT, nice_limit
+from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.controls import _choose
+from helpers.widgets.engine import nice_limit
+from helpers.widgets.policy import BAR_HIGHLIGHT
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _head, _project, _sentence
 from helpers.widgets.panels import Bars, Heatmap
 
 
@@ -29,11 +23,11 @@ class _QKExplorer(SentenceExplorer):
     figsize = (8.4, 6.6)  # room for 24 keys (9 px labels)
     token_label = "Query token:"
 
-    # state set by every update
-    query_vector: np.ndarray | None = None  # the chosen token's query, (d_k,)
-    key_vectors: np.ndarray | None = None  # every key, (n, d_k)
-    scores: np.ndarray | None = None  # raw scores q . k_j, (n,)
-    target: int | None = None  # index of the query token
+    #: query_vector: the chosen token's query q, (d_k,); key_vectors: every
+    #: key K, (n, d_k); scores: the raw scores K q, (n,); target: the index
+    #: of the query token
+    shows = {"query_vector": None, "key_vectors": None, "scores": None,
+             "target": None}
 
     def _build(self, art):
         d_k = _head("adjective_head").W_Q.shape[1]
@@ -54,35 +48,32 @@ class _QKExplorer(SentenceExplorer):
         head = _head("adjective_head")
         Q, K, _ = _project(head, r.E)
         q = Q[t]
-        products = K @ q
+        scores = K @ q
         d_k = Q.shape[1]
-        w = softmax(products / np.sqrt(d_k))
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=w, target=t, q=q, K=K, products=products,
-                               notes=r.notes,
-                               extra={"query_vector": q, "key_vectors": K,
-                                      "scores": products,
-                                      "target": t})
+        w = softmax(scores / np.sqrt(d_k))
+        return State(tokens=r.tokens, labels=r.labels, weights=w, notes=r.notes,
+                     query_vector=q, key_vectors=K, scores=scores, target=t)
 
     def _paint(self, art, s):
-        d_k = s.K.shape[1]
+        q, K = s.query_vector, s.key_vectors
+        d_k = K.shape[1]
         slots = _SLOTS if len(_SLOTS) == d_k else [f"slot {i}" for i in range(d_k)]
         # Query and keys get their own scales: the query's entries reach
         # about 7, the keys' stay within about 1, and one shared scale would
         # paint every key the same colour.
-        lim_q = nice_limit(max(np.max(np.abs(s.q)), 1e-9))
-        lim_k = nice_limit(max(np.max(np.abs(s.K)), 1e-9))
+        lim_q = nice_limit(max(np.max(np.abs(q)), 1e-9))
+        lim_k = nice_limit(max(np.max(np.abs(K)), 1e-9))
         label = s.labels[s.target]
-        art.query.update(s.q[None, :], [f"query {label}"], [], vmin=-lim_q,
+        art.query.update(q[None, :], [f"query {label}"], [], vmin=-lim_q,
                          vmax=lim_q, title=f"Query of '{label}': what it looks for\n"
                          "(colours on their own scale; numbers written)")
-        k1 = art.keys.update(s.K, s.labels, slots, vmin=-lim_k, vmax=lim_k,
+        k1 = art.keys.update(K, s.labels, slots, vmin=-lim_k, vmax=lim_k,
                              title="Keys: what each token offers",
                              xlabel="query/key slot (adjective head)",
                              row_colours=[BAR_HIGHLIGHT if i == s.target
                                             else "black" for i in range(len(s.labels))])
-        best = int(np.argmax(s.products))
-        k2 = art.products.update(s.products, s.labels, highlight=best,
+        best = int(np.argmax(s.scores))
+        k2 = art.products.update(s.scores, s.labels, highlight=best,
                                  title=f"'{label}' . each key")
         return k1 + k2
 
@@ -91,9 +82,10 @@ def qk_explorer(sentence=None, token=None):
     """Lesson 03: pick a query token and compare its query with every key.
 
     Uses the hand-built adjective head (``d_k = 3``). Shows the query vector
-    of the chosen token (``.token``, an index), the key of every token and
-    the dot products ``q . k_j`` (raw scores, ``.scores``). ``.weights`` is
-    ``softmax(scores / sqrt(d_k))``, shape (n,).
+    of the chosen token (``.token``, an index; ``.query_vector``, (d_k,)),
+    the key of every token (``.key_vectors``, (n, d_k)) and the dot products
+    ``q . k_j`` (raw scores, ``.scores``, (n,)). ``.weights`` is
+    ``softmax(scores / sqrt(d_k))``, shape (n,); ``.target`` the query's index.
     """
     ex = _QKExplorer(_sentence("creature") if sentence is None else sentence)
     _choose(ex, token)

@@ -4,38 +4,30 @@ conventions."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import ipywidgets as widgets
 import numpy as np
 
 from helpers.attention import softmax
-from helpers.widgets.base import (
-    Explorer,
-    _empty_state,
-    _head,
-    _project,
-    _read,
-    _sentence,
-    _sentence_box,
-)
-from helpers.widgets.engine import WEIGHT_SCALE
+from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.policy import WEIGHT_SCALE
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _head, _project, _sentence
 from helpers.widgets.panels import Heatmap
 
 
 _ROWS, _VIDEO = "rows = queries", "video: keys as rows"
 
 
-class _PatternExplorer(Explorer):
+class _PatternExplorer(SentenceExplorer):
     kind = "pattern_explorer"
     figsize = (7.0, 5.8)
 
-    # state set by every update
-    scores: np.ndarray | None = None  # scaled scores, (n, n)
-    shown: np.ndarray | None = None  # the drawn array (video: transposed)
+    #: scores: the scaled scores, (n, n); shown: the drawn array (video:
+    #: transposed)
+    shows = {"scores": None, "shown": None}
 
     def __init__(self, sentence, temperature, scaled, convention):
-        self.sentence = _sentence_box(sentence)
         self.temperature = widgets.FloatSlider(
             value=temperature, min=0.1, max=5.0, step=0.05, description="Temperature",
             continuous_update=True, style={"description_width": "initial"})
@@ -43,10 +35,8 @@ class _PatternExplorer(Explorer):
                                         indent=False)
         self.convention = widgets.ToggleButtons(options=[_ROWS, _VIDEO],
                                                 value=convention)
-        controls = [self.sentence,
-                    widgets.HBox([self.temperature, self.scaling]), self.convention]
-        super().__init__(controls, [self.sentence, self.temperature, self.scaling,
-                                    self.convention])
+        super().__init__(sentence, below=[
+            widgets.HBox([self.temperature, self.scaling]), self.convention])
 
     def _build(self, art):
         art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
@@ -68,24 +58,22 @@ class _PatternExplorer(Explorer):
         scores = (Q @ K.T) * scale
         A = softmax(scores / T)
         video = self.convention.value == _VIDEO
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=A, video=video, T=T,
-                               scaled=bool(self.scaling.value), notes=notes,
-                               extra={"scores": scores,
-                                      "shown": A.T if video else A})
+        return State(tokens=r.tokens, labels=r.labels, weights=A, notes=notes,
+                     scores=scores, shown=A.T if video else A, _video=video, _T=T,
+                     _scaled=bool(self.scaling.value))
 
     def _paint(self, art, s):
-        how = "scaled by 1/sqrt(d_k)" if s.scaled else "not scaled"
-        if s.video:
+        how = "scaled by 1/sqrt(d_k)" if s._scaled else "not scaled"
+        if s._video:
             return art.heat.update(
-                s.weights.T, s.labels, s.labels,
+                s.shown, s.labels, s.labels,
                 title=f"Video convention: keys as rows, softmax down each column\n"
-                      f"T = {s.T:.2f}, {how}",
+                      f"T = {s._T:.2f}, {how}",
                 xlabel="query (each column sums to 1)", ylabel="key",
                 **WEIGHT_SCALE)
         return art.heat.update(
-            s.weights, s.labels, s.labels,
-            title=f"Rows = queries, softmax along each row\nT = {s.T:.2f}, {how}",
+            s.shown, s.labels, s.labels,
+            title=f"Rows = queries, softmax along each row\nT = {s._T:.2f}, {how}",
             xlabel="key", ylabel="query (each row sums to 1)", **WEIGHT_SCALE)
 
 

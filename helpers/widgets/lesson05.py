@@ -3,37 +3,23 @@ with."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-import ipywidgets as widgets
 import numpy as np
 
 from helpers import heads, lexicon
 from helpers.attention import scaled_dot_product_attention
-from helpers.widgets.base import (
-    Explorer,
-    TokenPicker,
-    _choose,
-    fit_dropdown,
-    _empty_state,
-    _head,
-    _project,
-    _read,
-    _sentence,
-    _sentence_box,
-    _value_up,
-    sense_name,
-    sense_verdict,
-)
+from helpers.heads import sense_name, sense_verdict
+from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.controls import _choose, fit_dropdown
 from helpers.widgets.engine import (
     AXIS_SIZE,
-    BAR_HIGHLIGHT,
     FEATURE_LABEL_SIZE,
-    MAX_TOKENS,
     fit_label,
     label_width,
     nice_limit,
 )
+from helpers.widgets.policy import BAR_HIGHLIGHT, MAX_TOY_TOKENS
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _head, _project, _sentence, _value_up
 from helpers.widgets.panels import Bars, Heatmap
 
 
@@ -46,32 +32,28 @@ def _written_columns(head):
     return np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
 
 
-class _UpdateExplorer(Explorer):
+class _UpdateExplorer(SentenceExplorer):
     kind = "update_explorer"
     figsize = (10.0, 5.8)  # room for up to 26 readable feature columns
 
-    # state set by every update
-    dE: np.ndarray | None = None  # the update of the chosen token, (D_MODEL,)
-    target: int | None = None  # index of the chosen token
-    before_sense: str | None = None  # nearest sense before (or "tie")
-    after_sense: str | None = None  # nearest sense after (or "tie")
-    senses: dict | None = None  # cosines to each sense, before and after
-    sense_note: str = ""  # the verdict, e.g. "before: ... -> after: ..."
+    token_label = "Token:"
+    #: dE: the update of the chosen token, (D_MODEL,); target: its index;
+    #: before_sense, after_sense: the nearest sense before and after (or
+    #: "tie"); senses: the cosines to each sense, before and after;
+    #: sense_note: the verdict, e.g. "before: ... -> after: ..."
+    shows = {"dE": None, "target": None, "before_sense": None, "after_sense": None,
+             "senses": None, "sense_note": ""}
 
     def __init__(self, sentence, head):
-        self.sentence = _sentence_box(sentence)
-        self._picker = TokenPicker("Token:")
-        self.token = self._picker.widget
         self.head = fit_dropdown(list(_UPDATE_HEADS), "Head:",
                                  value=head if head in _UPDATE_HEADS else "sense")
-        super().__init__([widgets.HBox([self.sentence, self.token, self.head])],
-                         [self.sentence, self.token, self.head])
+        super().__init__(sentence, beside=[self.head])
 
     def _build(self, art):
         n_cols = max(len(_written_columns(_head(f))) for f in _UPDATE_HEADS.values())
         art.flow = Heatmap(art, [0.17, 0.25, 0.43, 0.62],
                            cbar_rect=[0.61, 0.25, 0.013, 0.62],
-                           clabel="weight x value", rows=MAX_TOKENS + 1,
+                           clabel="weight x value", rows=MAX_TOY_TOKENS + 1,
                            cols=n_cols, title_size=10, extra_rows=1,
                            col_size=FEATURE_LABEL_SIZE,
                            cmap="RdBu_r")  # signed: diverging, centred on 0
@@ -94,7 +76,7 @@ class _UpdateExplorer(Explorer):
         dE = flowing.sum(axis=0)
         before, after = r.E[t], r.E[t] + dE
         word = r.tokens[t]
-        extra = {"dE": dE, "target": t, "before_sense": None, "after_sense": None,
+        shown = {"dE": dE, "target": t, "before_sense": None, "after_sense": None,
                  "senses": None, "sense_note": ""}
         if word in hd.SENSES:
             _, b = hd.nearest_sense(word, before)
@@ -103,7 +85,7 @@ class _UpdateExplorer(Explorer):
             cos = np.array([[b[k] for k in names], [af[k] for k in names]])
             b_verdict, a_verdict = sense_verdict(b), sense_verdict(af)
             note = f"before: {b_verdict} \u2192 after: {a_verdict}"
-            extra.update(before_sense=sense_name(b), after_sense=sense_name(af),
+            shown.update(before_sense=sense_name(b), after_sense=sense_name(af),
                          senses={"before": b, "after": af}, sense_note=note)
             verdict = f"nearest sense\nbefore: {b_verdict}\n\u2192 after: {a_verdict}"
         else:
@@ -120,16 +102,15 @@ class _UpdateExplorer(Explorer):
             cos = np.vstack([before[top], after[top]])  # feature values
             names = [lex.FEATURES[i] for i in top]
             verdict = "features that\nchanged most"
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=a, target=t, flowing=flowing, dE=dE,
-                               cos=cos, names=names, verdict=verdict, notes=r.notes,
-                               cols=cols, head_name=self.head.value,
-                               is_sense=word in hd.SENSES, extra=extra)
+        return State(tokens=r.tokens, labels=r.labels, weights=a, notes=r.notes,
+                     **shown, _flowing=flowing, _cos=cos, _names=names,
+                     _verdict=verdict, _cols=cols, _head_name=self.head.value,
+                     _is_sense=word in hd.SENSES)
 
     def _paint(self, art, s):
         feats = lexicon.feature_names()
-        cols = [feats[c] for c in s.cols]
-        data = np.vstack([s.flowing[:, s.cols], s.dE[None, s.cols]])
+        cols = [feats[c] for c in s._cols]
+        data = np.vstack([s._flowing[:, s._cols], s.dE[None, s._cols]])
         lim = nice_limit(max(np.max(np.abs(data)), 1e-9))
         label = s.labels[s.target]
         rows = s.labels + ["sum = dE"]
@@ -142,15 +123,15 @@ class _UpdateExplorer(Explorer):
         colours = ["black"] * len(s.labels) + [BAR_HIGHLIGHT]
         k1 = art.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
                              title=f"Values flowing into '{label}' (weight x V W_up)",
-                             xlabel=f"feature written by the {s.head_name} head",
+                             xlabel=f"feature written by the {s._head_name} head",
                              ylabel="key token (attention weight)",
                              row_colours=colours)
-        if s.is_sense:
-            k2 = art.sense.update(s.cos, s.names, xlim=(-1.0, 1.0),
-                                  title=f"'{label}': {s.verdict}")
+        if s._is_sense:
+            k2 = art.sense.update(s._cos, s._names, xlim=(-1.0, 1.0),
+                                  title=f"'{label}': {s._verdict}")
             xlabel = "cosine similarity to the sense"
         else:
-            k2 = art.sense.update(s.cos, s.names, title=f"'{label}': {s.verdict}")
+            k2 = art.sense.update(s._cos, s._names, title=f"'{label}': {s._verdict}")
             xlabel = "feature value"
         if art.sense.ax.get_xlabel() != xlabel:
             art.sense.ax.set_xlabel(xlabel, fontsize=AXIS_SIZE)

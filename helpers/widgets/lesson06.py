@@ -2,54 +2,43 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import ipywidgets as widgets
 import numpy as np
 
 from helpers import lexicon
 from helpers.attention import causal_mask, softmax
-from helpers.widgets.base import (
-    Explorer,
-    _empty_state,
-    _head,
-    _project,
-    _read,
-    _sentence,
-    _sentence_box,
-    _value_up,
-)
-from helpers.widgets.engine import MAX_TOKENS, WEIGHT_RANGE, nice_limit
+from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.engine import nice_limit
+from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _head, _project, _sentence, _value_up
 from helpers.widgets.panels import Heatmap
 
 
 _STEPS = [("1 scores", 1), ("2 masked scores", 2), ("3 softmax", 3), ("4 output", 4)]
 
 
-class _MaskExplorer(Explorer):
+class _MaskExplorer(SentenceExplorer):
     kind = "mask_explorer"
     figsize = (7.4, 5.8)
 
-    # state set by every update
-    scores: np.ndarray | None = None  # Q K^T / sqrt(d_k), (n, n)
-    masked_scores: np.ndarray | None = None  # scores with -inf above the diagonal
-    output: np.ndarray | None = None  # dE = A V in the written columns
-    shown: np.ndarray | None = None  # the drawn array
+    #: scores: Q K^T / sqrt(d_k), (n, n); masked_scores: the scores with
+    #: -inf above the diagonal; output: dE = A V W_up in the written columns;
+    #: shown: the drawn array
+    shows = {"scores": None, "masked_scores": None, "output": None, "shown": None}
 
     def __init__(self, sentence, masked, step):
-        self.sentence = _sentence_box(sentence)
         self.mask = widgets.Checkbox(value=masked, description="causal mask",
                                      indent=False)
         self.step = widgets.ToggleButtons(options=_STEPS, value=step)
-        super().__init__([self.sentence, widgets.HBox([self.mask, self.step])],
-                         [self.sentence, self.mask, self.step])
+        super().__init__(sentence, below=[widgets.HBox([self.mask, self.step])])
 
     def _build(self, art):
         head = _head("adjective_head")
         self._cols = np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
         art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
                            cbar_rect=[0.83, 0.25, 0.03, 0.63],
-                           cols=max(MAX_TOKENS, len(self._cols)))
+                           cols=max(MAX_TOY_TOKENS, len(self._cols)))
 
     def _compute(self):
         r = _read(self.sentence.value)
@@ -65,24 +54,22 @@ class _MaskExplorer(Explorer):
         out = (A @ _value_up(head, V))[:, self._cols]
         step = int(self.step.value)
         shown = {1: scores, 2: masked, 3: A, 4: out}[step]
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=A, step=step, shown=shown, masked_on=bool(
-                                   self.mask.value), notes=r.notes,
-                               extra={"scores": scores, "masked_scores": masked,
-                                      "output": out, "shown": shown})
+        return State(tokens=r.tokens, labels=r.labels, weights=A, notes=r.notes,
+                     scores=scores, masked_scores=masked, output=out, shown=shown,
+                     _step=step, _masked_on=bool(self.mask.value))
 
     def _paint(self, art, s):
-        on = "causal mask on" if s.masked_on else "no mask"
-        if s.step in (1, 2):
+        on = "causal mask on" if s._masked_on else "no mask"
+        if s._step in (1, 2):
             finite = s.shown[np.isfinite(s.shown)]
             lim = nice_limit(np.max(np.abs(finite)) if finite.size else 1.0)
             vmin, vmax = -lim, lim
-        elif s.step == 3:
+        elif s._step == 3:
             vmin, vmax = WEIGHT_RANGE
         else:
             lim = nice_limit(max(np.max(np.abs(s.shown)), 1e-9))
             vmin, vmax = -lim, lim
-        if s.step == 4:
+        if s._step == 4:
             feats = lexicon.feature_names()
             cols, xlabel = [feats[c] for c in self._cols], "feature of the update dE"
         else:
@@ -90,15 +77,15 @@ class _MaskExplorer(Explorer):
         title = {
             1: "Step 1: scores Q K^T / sqrt(d_k)",
             2: "Step 2: masked scores (grey = -inf, a later token)"
-            if s.masked_on else "Step 2: masked scores (mask is off: nothing hidden)",
+            if s._masked_on else "Step 2: masked scores (mask is off: nothing hidden)",
             3: "Step 3: softmax of each row (masked weights are exactly 0)",
             4: "Step 4: output dE = A V W_up (one row per token)",
-        }[s.step]
-        clabel = ("score" if s.step < 3 else
-                                  "attention weight" if s.step == 3 else "value")
+        }[s._step]
+        clabel = ("score" if s._step < 3 else
+                                  "attention weight" if s._step == 3 else "value")
         key = art.heat.update(s.shown, s.labels, cols, title=f"{title}\n({on})",
                               xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax,
-                              features=s.step == 4)
+                              features=s._step == 4)
         art.heat.cbar.set_label(clabel)
         return key + (clabel,)
 

@@ -4,30 +4,18 @@ from __future__ import annotations
 
 import html
 import math
-from types import SimpleNamespace
 
 import ipywidgets as widgets
 import numpy as np
 
 from helpers import heads
-from helpers.attention import (
-    attention_parameters,
-    multi_head_attention,
-)
+from helpers.attention import attention_parameters, multi_head_attention
 from helpers.widgets import saving
-from helpers.widgets.base import (
-    Explorer,
-    _empty_state,
-    _read,
-    _sentence,
-    _sentence_box,
-)
-from helpers.widgets.engine import (
-    MAX_TOKENS,
-    WEIGHT_SCALE,
-    label_width,
-    set_text,
-)
+from helpers.widgets.base import Explorer, SentenceExplorer, State, _empty_state
+from helpers.widgets.engine import label_width, set_text
+from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
+from helpers.widgets.reading import _read
+from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import Bars, Heatmap
 
 _ALL = "all heads"
@@ -38,23 +26,21 @@ _BARS = (("W_Q", "query"), ("W_K", "key"), ("value-down", "value_down"),
          ("all layers", "total"))
 
 
-class _MultiHeadExplorer(Explorer):
+class _MultiHeadExplorer(SentenceExplorer):
     kind = "multi_head_explorer"
     figsize = (12.0, 5.6)  # room for 24 readable labels in each grid panel
 
-    # state set by every update
-    all_weights: np.ndarray | None = None  # every head's pattern, (h, n, n)
-    dE: np.ndarray | None = None  # the multi-head update, (n, D_MODEL)
+    #: all_weights: every head's pattern, (h, n, n); dE: the multi-head
+    #: update, (n, D_MODEL)
+    shows = {"all_weights": None, "dE": None}
 
     def __init__(self, sentence, head):
         self._heads_list = heads.all_heads()
         names = [h.name for h in self._heads_list]
-        self.sentence = _sentence_box(sentence)
         self.head = widgets.Dropdown(options=[_ALL] + names,
                                      value=head if head in names else _ALL,
                                      description="Head:")
-        super().__init__([widgets.HBox([self.sentence, self.head])],
-                         [self.sentence, self.head])
+        super().__init__(sentence, beside=[self.head])
 
     def _build(self, art):
         h = len(self._heads_list)
@@ -68,7 +54,7 @@ class _MultiHeadExplorer(Explorer):
                 art, [x0, 0.27, width, 0.6],
                 cbar_rect=[x0 + width + 0.008, 0.27, 0.008, 0.6] if k == h - 1
                 else None,
-                rows=MAX_TOKENS if k == 0 else 0, title_size=10, small=True,
+                rows=MAX_TOY_TOKENS if k == 0 else 0, title_size=10, small=True,
                 room=x0 if k == 0 else gap))
 
     def _compute(self):
@@ -85,24 +71,24 @@ class _MultiHeadExplorer(Explorer):
             weights = A
         else:
             weights = A[names.index(choice)]
-        return SimpleNamespace(empty=False, tokens=r.tokens, labels=r.labels,
-                               weights=weights, all=A, names=names, choice=choice,
-                               notes=r.notes, extra={"all_weights": A, "dE": dE})
+        return State(tokens=r.tokens, labels=r.labels, weights=weights,
+                     notes=r.notes, all_weights=A, dE=dE, _names=names,
+                     _choice=choice)
 
     def _paint(self, art, s):
-        single = s.choice != _ALL
+        single = s._choice != _ALL
         art.single.set_visible(single)
         for g in art.grid:
             g.set_visible(not single)
         if single:
-            k = s.names.index(s.choice)
+            k = s._names.index(s._choice)
             desc = self._heads_list[k].description
             return ("single",) + art.single.update(
                 s.weights, s.labels, s.labels, xlabel="key", ylabel="query",
-                title=f"Head '{s.choice}': {desc}", **WEIGHT_SCALE)
+                title=f"Head '{s._choice}': {desc}", **WEIGHT_SCALE)
         for k, g in enumerate(art.grid):
-            g.update(s.all[k], s.labels if k == 0 else [], s.labels,
-                     title=f"{s.names[k]}", xlabel="key",
+            g.update(s.all_weights[k], s.labels if k == 0 else [], s.labels,
+                     title=f"{s._names[k]}", xlabel="key",
                      ylabel="query" if k == 0 else "", **WEIGHT_SCALE)
         return ("grid",)
 
@@ -120,7 +106,8 @@ def multi_head_explorer(sentence=None, head=_ALL):
 
     ``.head`` picks one of the hand-built heads (adjective, sense, previous
     token) or "all heads" for a grid. ``.weights`` is (n, n) for one head
-    and (h, n, n) for all of them; ``.all_weights`` always (h, n, n).
+    and (h, n, n) for all of them; ``.all_weights`` always (h, n, n);
+    ``.dE`` the multi-head update, (n, D_MODEL).
     """
     return _MultiHeadExplorer(_sentence("creature") if sentence is None
                               else sentence, head)
@@ -162,8 +149,9 @@ class _ParameterCalculator(Explorer):
     kind = "parameter_calculator"
     figsize = (8.4, 3.8)
 
-    # state set by every update
-    lines: list = ()  # the printed table, one line per count
+    #: counts: attention_parameters(...) of the four settings; lines: the
+    #: printed table, one line per count
+    shows = {"counts": None, "lines": ()}
 
     def __init__(self, d_model, d_k, n_heads, n_layers):
         def box(value, name):
@@ -177,9 +165,8 @@ class _ParameterCalculator(Explorer):
         self.n_heads = box(n_heads, "heads")
         self.n_layers = box(n_layers, "layers")
         self.table = widgets.HTML(value="")
-        self.counts = {}
-        inputs = [self.d_model, self.d_k, self.n_heads, self.n_layers]
-        super().__init__([widgets.HBox(inputs), self.table], inputs)
+        super().__init__([widgets.HBox([self.d_model, self.d_k, self.n_heads,
+                                        self.n_layers]), self.table])
 
     def _build(self, art):
         art.bars = Bars(art, [0.3, 0.17, 0.55, 0.7], rows=8,
@@ -187,9 +174,10 @@ class _ParameterCalculator(Explorer):
         art.bars.ax.set_xlim(1.0, 10.0)
         art.bars.ax.set_xscale("log")
 
-    def _lines(self):
-        c, d, k = self.counts, self.d_model.value, self.d_k.value
-        h, L = self.n_heads.value, self.n_layers.value
+    @staticmethod
+    def _lines(c, d, k, h, L):
+        """The printed table of the counts ``c`` for d_model ``d``, d_k ``k``,
+        ``h`` heads and ``L`` layers."""
         ratio = c["square_value"] / c["value_down"]
         return [
             f"W_Q (d_model x d_k = {d:,} x {k:,}): {c['query']:,}",
@@ -219,13 +207,12 @@ class _ParameterCalculator(Explorer):
         if vals["d_k"] > vals["d_model"]:
             notes.append("d_k is larger than d_model: the low-rank value map is "
                          "then no smaller than a square one.")
-        self.counts = attention_parameters(**vals)
-        lines = self._lines()
+        counts = attention_parameters(**vals)
+        lines = self._lines(counts, self.d_model.value, self.d_k.value,
+                            self.n_heads.value, self.n_layers.value)
         self.table.value = ("<pre style='line-height:1.35'>"
                             + html.escape("\n".join(lines)) + "</pre>")
-        return SimpleNamespace(empty=False, tokens=[], weights=np.zeros((0, 0)),
-                               notes=notes, counts=dict(self.counts),
-                               extra={"lines": lines})
+        return State(notes=notes, counts=counts, lines=lines)
 
     def _paint(self, art, s):
         c = s.counts
@@ -251,7 +238,7 @@ class _ParameterCalculator(Explorer):
         return saving.side_by_side(counts, settings)
 
     def _summary(self):
-        return "<parameter_calculator>\n" + "\n".join(getattr(self, "lines", []))
+        return "<parameter_calculator>\n" + "\n".join(self.lines)
 
 
 def parameter_calculator(d_model=12288, d_k=128, n_heads=96, n_layers=96):

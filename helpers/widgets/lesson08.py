@@ -15,9 +15,12 @@ from helpers import images
 from helpers.attention import cross_attention
 from helpers.imageplots import LIGHT, MAP_MAX, brightness
 from helpers.tokens import tokenize
-from helpers.widgets.base import (Explorer, _head, _list_words, _read, _sentence,
-                                  _sentence_box, _text_box)
-from helpers.widgets.engine import MAX_TOKENS, WEIGHT_SCALE, display_label, set_text
+from helpers.widgets.base import Explorer, SentenceExplorer, State
+from helpers.widgets.controls import _sentence_box, _text_box
+from helpers.widgets.engine import display_label, set_text
+from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
+from helpers.widgets.reading import _labels, _list_words, _read
+from helpers.widgets.toy import _head, _sentence
 from helpers.widgets.panels import Heatmap, PixelImage
 
 
@@ -25,9 +28,9 @@ class _CrossExplorer(Explorer):
     kind = "cross_explorer"
     figsize = (7.0, 5.6)
 
-    # state set by every update
-    source_tokens: list = ()  # the source (key) tokens
-    target_tokens: list = ()  # the target (query) tokens
+    #: source_tokens: the source (key) tokens; target_tokens: the target
+    #: (query) tokens (also ``.tokens``)
+    shows = {"source_tokens": (), "target_tokens": ()}
 
     def __init__(self, source, target):
         self.source = _sentence_box(source, "Source (English, keys):")
@@ -35,7 +38,7 @@ class _CrossExplorer(Explorer):
         self.target = _text_box(target, "Target (French, queries):")
         self.target.add_class("attn-target")
         self.sentence = self.source
-        super().__init__([self.source, self.target], [self.source, self.target])
+        super().__init__([self.source, self.target])
 
     def _build(self, art):
         art.heat = Heatmap(art, [0.22, 0.25, 0.58, 0.63],
@@ -47,33 +50,28 @@ class _CrossExplorer(Explorer):
         notes = [f"Source: {n}" for n in src.notes] + [f"Target: {n}"
                                                        for n in tgt.notes]
         if src.empty or tgt.empty:
-            st = SimpleNamespace(empty=True, placeholder="Type both sentences above",
-                                 tokens=tgt.tokens,
-                                 weights=np.zeros((len(tgt.tokens),
-                                                   len(src.tokens))),
-                                 notes=notes,
-                                 extra={"source_tokens": src.tokens,
-                                        "target_tokens": tgt.tokens})
-            return st
+            return State(empty=True, placeholder="Type both sentences above",
+                         tokens=tgt.tokens, notes=notes,
+                         weights=np.zeros((len(tgt.tokens), len(src.tokens))),
+                         source_tokens=src.tokens, target_tokens=tgt.tokens)
         head = _head("alignment_head")
 
         _, A = cross_attention(tgt.E, src.E, head.W_Q, head.W_K, head.W_V)
-        return SimpleNamespace(empty=False, tokens=tgt.tokens, labels=tgt.labels,
-                               src_labels=src.labels, weights=A, notes=notes,
-                               extra={"source_tokens": src.tokens,
-                                      "target_tokens": tgt.tokens})
+        return State(tokens=tgt.tokens, labels=tgt.labels, weights=A, notes=notes,
+                     source_tokens=src.tokens, target_tokens=tgt.tokens,
+                     _src_labels=src.labels)
 
     def _paint(self, art, s):
         n, m = s.weights.shape
         return art.heat.update(
-            s.weights, s.labels, s.src_labels,
+            s.weights, s.labels, s._src_labels,
             title=f"Cross-attention: {n} target queries x {m} source keys",
             xlabel="source word (key, value)", ylabel="target word (query)",
             **WEIGHT_SCALE)
 
     def _summary(self):
-        return (f"<cross_explorer: {len(getattr(self, 'target_tokens', []))} target x "
-                f"{len(getattr(self, 'source_tokens', []))} source tokens>")
+        return (f"<cross_explorer: {len(self.target_tokens)} target x "
+                f"{len(self.source_tokens)} source tokens>")
 
 
 def cross_explorer(source=None, target=None):
@@ -150,22 +148,26 @@ class _PictureMap(PixelImage):
 _GRID_GREY = 154.0 / 255.0  # the patch grid's lines
 
 
-class _ImageExplorer(Explorer):
+class _ImageExplorer(SentenceExplorer):
     kind = "image_explorer"
     figsize = (_LEFT_IN + 4 * _PANEL_IN + 3 * _GAP_IN + 1.1,
                _TOP_IN + 2 * _PANEL_IN + _ROW_GAP_IN + _NOTE_IN)
 
-    # state set by every update
-    shown: list = ()  # the rows of .weights that have a picture of their own
-    silent: list = ()  # words that ask for nothing (their row is 1/64 everywhere)
+    sentence_label = "Caption:"
+    #: shown: the rows of .weights that have a picture of their own; silent:
+    #: the words that ask for nothing (their row is 1/64 everywhere)
+    shows = {"shown": (), "silent": ()}
 
     def __init__(self, caption, seed):
         self.picture_world = images.make_picture(seed)
         self.features = images.patch_features(self.picture_world)  # F: (64, 10)
         self.head = images.picture_head()
-        self.caption = _sentence_box(caption, "Caption:")
-        self.sentence = self.caption
-        super().__init__([self.caption], [self.caption])
+        super().__init__(caption)
+
+    @property
+    def caption(self):
+        """The caption box (the same widget as ``.sentence``)."""
+        return self.sentence
 
     def _rect(self, k):
         """Figure rectangle of panel k (0: the picture; 4 to a row)."""
@@ -194,7 +196,7 @@ class _ImageExplorer(Explorer):
                             va="top", fontsize=10, color="#444444")
 
     def _compute(self):
-        text = "" if self.caption.value is None else str(self.caption.value)
+        text = "" if self.sentence.value is None else str(self.sentence.value)
         tokens = tokenize(text) if text.strip() else []
         notes = []
         if not text.strip():
@@ -202,9 +204,9 @@ class _ImageExplorer(Explorer):
         elif not tokens:
             notes.append("No words in that caption (punctuation is not a word): "
                          "type some words.")
-        if len(tokens) > MAX_TOKENS:
-            notes.append(f"Showing the first {MAX_TOKENS} of {len(tokens)} words.")
-            tokens = tokens[:MAX_TOKENS]
+        if len(tokens) > MAX_TOY_TOKENS:
+            notes.append(f"Showing the first {MAX_TOY_TOKENS} of {len(tokens)} words.")
+            tokens = tokens[:MAX_TOY_TOKENS]
         cap = images.embed_caption(tokens)
         symbols = [w for w in cap.outside if not any(ch.isalpha() for ch in w)]
         words = [w for w in cap.outside if w not in symbols]
@@ -215,13 +217,7 @@ class _ImageExplorer(Explorer):
         if symbols:
             notes.append(f"Not words (no letters), so they ask for nothing: "
                          f"{_list_words(symbols)}.")
-        labels, replaced = [], False
-        for t in tokens:
-            label, r = display_label(t)
-            labels.append(label)
-            replaced = replaced or r
-        if replaced:
-            notes.append("Characters this font cannot draw are shown as '?'.")
+        labels = _labels(tokens, notes)
         A = np.zeros((0, images.N_PATCHES))
         if tokens:
             _, A = cross_attention(cap.E, self.features, self.head.W_Q,
@@ -234,9 +230,8 @@ class _ImageExplorer(Explorer):
                          "different words.")
             shown = shown[:MAX_WORDS]
         silent = [tokens[i] for i in first if not cap.asks[i]]
-        return SimpleNamespace(empty=False, tokens=tokens, labels=labels, weights=A,
-                               notes=notes, shown=shown, silent=silent,
-                               extra={"shown": shown, "silent": silent})
+        return State(tokens=tokens, labels=labels, weights=A, notes=notes,
+                     shown=shown, silent=silent)
 
     def _paint(self, art, s):
         k = len(s.shown) + 1

@@ -1,5 +1,6 @@
 """Lesson 09: the trained tiny model's sense explorer, and the live training
-monitor and loss figure of its training run."""
+monitor of its training run (the still loss curve is
+``helpers.figures.charts.loss_figure``, also ``widgets.loss_figure``)."""
 
 from __future__ import annotations
 
@@ -13,21 +14,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from helpers import lexicon, style, tinymodel
-from helpers.plots import AttentionFigure
-from helpers.widgets.base import (
-    Explorer,
-    _empty_state,
-    _list_words,
-    _sentence,
-    _sentence_box,
-)
-from helpers.widgets.engine import (
-    mime_bundle,
-    BAR_HIGHLIGHT,
-    MAX_TOKENS,
-    WEIGHT_SCALE,
-    display_label,
-)
+from helpers.widgets.base import SentenceExplorer, State, _empty_state, mime_bundle
+from helpers.widgets.engine import display_label
+from helpers.widgets.policy import BAR_HIGHLIGHT, MAX_TOY_TOKENS, WEIGHT_SCALE
+from helpers.widgets.reading import _list_words
+from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import Bars, Heatmap
 
 
@@ -37,17 +28,15 @@ def _trained_model():
     return tinymodel.load_trained()
 
 
-class _SenseExplorer(Explorer):
+class _SenseExplorer(SentenceExplorer):
     kind = "sense_explorer"
     figsize = (8.6, 5.6)
 
-    # state set by every update
-    prediction: object = None  # the model's SensePrediction
-    sense: str | None = None  # the predicted sense
-    probs: np.ndarray | None = None  # probability of each sense
+    #: prediction: the model's SensePrediction; sense: the predicted sense
+    #: (None without "bank"/"mole"); probs: the probability of each sense
+    shows = {"prediction": None, "sense": None, "probs": None}
 
     def __init__(self, sentence, head):
-        self.sentence = _sentence_box(sentence)
         n_heads = 1
         try:
             n_heads = int(_trained_model()["meta"]["n_heads"])
@@ -57,8 +46,7 @@ class _SenseExplorer(Explorer):
                                      value=min(max(int(head), 0), n_heads - 1),
                                      description="Learned head:",
                                      style={"description_width": "initial"})
-        controls = [self.sentence] + ([self.head] if n_heads > 1 else [])
-        super().__init__(controls, [self.sentence, self.head])
+        super().__init__(sentence, below=[self.head] if n_heads > 1 else [])
 
     def _build(self, art):
         art.heat = Heatmap(art, [0.17, 0.25, 0.48, 0.63],
@@ -74,9 +62,9 @@ class _SenseExplorer(Explorer):
             notes.append("Type a sentence with 'bank' or 'mole' in the box.")
         elif not tokens:
             notes.append("No words in that sentence: type some words.")
-        if len(tokens) > MAX_TOKENS:
-            notes.append(f"Showing the first {MAX_TOKENS} of {len(tokens)} tokens.")
-            tokens = tokens[:MAX_TOKENS]
+        if len(tokens) > MAX_TOY_TOKENS:
+            notes.append(f"Showing the first {MAX_TOY_TOKENS} of {len(tokens)} tokens.")
+            tokens = tokens[:MAX_TOY_TOKENS]
         empty = SimpleNamespace(tokens=tokens, notes=notes)
         if not tokens:
             return _empty_state(empty)
@@ -102,25 +90,23 @@ class _SenseExplorer(Explorer):
                          "learned pattern is still shown.")
         else:
             sense = pred.sense_labels[int(np.argmax(pred.probs))]
-        return SimpleNamespace(empty=False, tokens=list(pred.tokens),
-                               labels=list(labels), weights=W[h], head=h,
-                               pred=pred, sense=sense, notes=notes,
-                               extra={"prediction": pred, "sense": sense,
-                                      "probs": np.asarray(pred.probs)})
+        return State(tokens=pred.tokens, labels=labels, weights=W[h], notes=notes,
+                     prediction=pred, sense=sense, probs=np.asarray(pred.probs),
+                     _head=h)
 
     def _paint(self, art, s):
-        pred, t = s.pred, s.pred.target_index
+        pred, t = s.prediction, s.prediction.target_index
         colours = [BAR_HIGHLIGHT if i == t else "black" for i in range(len(s.labels))]
         k1 = art.heat.update(s.weights, s.labels, s.labels, xlabel="key",
                              ylabel="query", row_colours=colours,
-                             title=f"Learned attention (head {s.head})",
+                             title=f"Learned attention (head {s._head})",
                              **WEIGHT_SCALE)
         if t is None:
             art.probs.set_visible(False)
             return k1 + ("no target",)
-        p = float(np.max(pred.probs))
-        k2 = art.probs.update(pred.probs, list(pred.sense_labels), xlim=(0.0, 1.0),
-                              highlight=int(np.argmax(pred.probs)),
+        p = float(np.max(s.probs))
+        k2 = art.probs.update(s.probs, list(pred.sense_labels), xlim=(0.0, 1.0),
+                              highlight=int(np.argmax(s.probs)),
                               title=f"'{pred.target_word}': {s.sense} ({p:.0%})")
         return k1 + k2
 
@@ -139,7 +125,8 @@ def sense_explorer(sentence=None, head=0):
     """Lesson 09: what the trained tiny model says about "bank" or "mole".
 
     Type a sentence; the model from ``helpers.tinymodel`` (shipped weights)
-    predicts the sense of the first "bank"/"mole" (``.sense``, ``.probs``)
+    predicts the sense of the first "bank"/"mole" (``.sense``, ``.probs``;
+    the whole ``SensePrediction`` is ``.prediction``)
     and the right panel shows the probabilities; the heatmap is the learned
     attention pattern of head ``.head`` (the ambiguous word's row in
     orange). ``.weights`` is that (n, n) pattern.
@@ -231,16 +218,3 @@ class TrainingMonitor:
         if handle is not None:
             self._handles.append(handle)
 
-
-def loss_figure(history, title="Training loss", ylabel="training loss"):
-    """A still picture of a loss curve (one point per step); ``ylabel`` names
-    what the loss is (say "cross-entropy + weight penalty" when ``l2`` > 0)."""
-    fig = AttentionFigure(figsize=(6.0, 3.0), layout="constrained")
-    ax = fig.subplots()
-    ax.plot(np.arange(1, len(history) + 1), history, color="#1f77b4")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title)
-    ax.set_xlabel("training step")
-    ax.set_ylabel(ylabel)
-    ax.grid(alpha=0.3)
-    return fig

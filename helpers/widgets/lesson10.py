@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from types import SimpleNamespace
 
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer, _sentence_box, fit_dropdown, load_or_explain
-from helpers.widgets.engine import (
-    WEIGHT_SCALE,
-    display_label,
-    small_label_size,
-)
+from helpers.widgets.base import SentenceExplorer, State, load_or_explain
+from helpers.widgets.controls import fit_dropdown
+from helpers.widgets.engine import label_size
+from helpers.widgets.policy import WEIGHT_SCALE
+from helpers.widgets.reading import _labels
 from helpers.widgets.panels import FastHeatmap
 
 #: At most this many word pieces are drawn ([SEP] included); a longer text
@@ -77,21 +75,19 @@ def _thin(labels, pitch_px, size_pt, dpi):
     return [lab if i in keep else "" for i, lab in enumerate(labels)], step
 
 
-class _RealAttentionExplorer(Explorer):
+class _RealAttentionExplorer(SentenceExplorer):
     kind = "real_attention_explorer"
     figsize = (12.0, 10.0)
 
-    # state set by every update
-    all_weights: np.ndarray | None = None  # the layer's 12 patterns, (12, n, n)
-    run: object = None  # the model's Run for the (capped) sentence
-    n_cut: int = 0  # word pieces cut from a long text
+    #: all_weights: the layer's 12 patterns, (12, n, n); run: the model's
+    #: Run for the (capped) sentence; n_cut: word pieces cut from a long text
+    shows = {"all_weights": None, "run": None, "n_cut": 0}
 
     def __init__(self, sentence, layer, head):
         self.model, self.unavailable = _shared_model()
         n_layers = self.model.n_layers if self.model is not None else 6
         n_heads = self.model.n_heads if self.model is not None else 12
         self._runs = OrderedDict()
-        self.sentence = _sentence_box(sentence)
         self.layer = fit_dropdown(
             [(f"layer {i}", i) for i in range(n_layers)], "Layer:",
             value=min(max(int(layer), 0), n_layers - 1))
@@ -101,8 +97,7 @@ class _RealAttentionExplorer(Explorer):
             head = min(max(int(head), 0), n_heads - 1)
         self.head = fit_dropdown(head_options, "Head:", value=head)
         self._n_heads = n_heads
-        super().__init__([self.sentence, widgets.HBox([self.layer, self.head])],
-                         [self.sentence, self.layer, self.head])
+        super().__init__(sentence, below=[widgets.HBox([self.layer, self.head])])
 
     # -- drawing ------------------------------------------------------------
     def _build(self, art):
@@ -138,11 +133,10 @@ class _RealAttentionExplorer(Explorer):
         text = "" if self.sentence.value is None else str(self.sentence.value)
         if self.model is None or not text.strip():
             note = self.unavailable or "Type a sentence in the box."
-            return SimpleNamespace(
-                empty=True, tokens=[], weights=np.zeros(grid_shape),
+            return State(
+                empty=True, weights=np.zeros(grid_shape), notes=[note],
                 placeholder=("The real model is not available" if self.model is None
-                             else "Type a sentence above"),
-                notes=[note], extra={"all_weights": None, "run": None, "n_cut": 0})
+                             else "Type a sentence above"))
         run = self._run(text)
         layer = int(self.layer.value)
         A = run.attention[layer]
@@ -162,21 +156,13 @@ class _RealAttentionExplorer(Explorer):
                          f"{'are' if unknown > 1 else 'is'} [UNK]: the model's "
                          "table has no piece for some characters (emoji, many "
                          "symbols and scripts).")
-        labels, replaced = [], False
-        for t in run.tokens:
-            label, r = display_label(t)
-            labels.append(label)
-            replaced = replaced or r
-        if replaced:
-            notes.append("Characters this font cannot draw are shown as '?'.")
-        return SimpleNamespace(empty=False, tokens=list(run.tokens), labels=labels,
-                               weights=weights, all=A, layer=layer, choice=choice,
-                               notes=notes,
-                               extra={"all_weights": A, "run": run,
-                                      "n_cut": int(run.n_cut)})
+        labels = _labels(run.tokens, notes)
+        return State(tokens=run.tokens, labels=labels, weights=weights, notes=notes,
+                     all_weights=A, run=run, n_cut=int(run.n_cut), _layer=layer,
+                     _choice=choice)
 
     def _paint(self, art, s):
-        single = s.choice != ALL_HEADS
+        single = s._choice != ALL_HEADS
         art.single.set_visible(single)
         for g in art.grid:
             g.set_visible(not single)
@@ -184,19 +170,19 @@ class _RealAttentionExplorer(Explorer):
             art.suptitle.set_visible(False)
             return ("single",) + art.single.update(
                 s.weights, s.labels, s.labels, xlabel="key", ylabel="query",
-                title=f"all-MiniLM-L6-v2, layer {s.layer}, head {s.choice}",
+                title=f"all-MiniLM-L6-v2, layer {s._layer}, head {s._choice}",
                 **WEIGHT_SCALE)
         art.suptitle.set_visible(True)
-        art.suptitle.set_text(f"all-MiniLM-L6-v2, layer {s.layer}: all "
+        art.suptitle.set_text(f"all-MiniLM-L6-v2, layer {s._layer}: all "
                               f"{self._n_heads} heads (rows = queries, "
                               "columns = keys)")
         n = len(s.labels)
         dpi = art.fig.dpi
         pitch = _grid_rects()[0][3] * art.fig.bbox.height / max(n, 1)
-        shown, _ = _thin(s.labels, pitch, small_label_size(n), dpi)
+        shown, _ = _thin(s.labels, pitch, label_size(n), dpi)
         for k, g in enumerate(art.grid):
             first_col, last_row = k % 4 == 0, k >= 8
-            g.update(s.all[k], shown if first_col else [],
+            g.update(s.all_weights[k], shown if first_col else [],
                      shown if last_row else [], title=f"head {k}",
                      xlabel="key" if last_row else "",
                      ylabel="query" if first_col else "", **WEIGHT_SCALE)

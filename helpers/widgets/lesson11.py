@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from types import SimpleNamespace
 
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer, fit_dropdown, load_or_explain, text_width
-from helpers.widgets.engine import WEIGHT_SCALE, display_label, small_label_size
+from helpers.widgets.base import Explorer, State, load_or_explain
+from helpers.widgets.controls import fit_dropdown, text_width
+from helpers.widgets.engine import display_label, label_size
+from helpers.widgets.policy import WEIGHT_SCALE
 from helpers.widgets.panels import Bars, FastHeatmap
 
 #: The heatmap draws at most the last MAX_SHOWN tokens (the model reads up
@@ -103,11 +104,10 @@ class _GPTExplorer(Explorer):
     kind = "gpt_explorer"
     figsize = (12.0, 6.6)
 
-    # state set by every update
-    probs: np.ndarray | None = None  # next-token distribution at T, (vocab,)
-    top: list | None = None  # [(token text, probability), ...] shown as bars
-    run: object = None  # the model's Run of the whole (context-capped) text
-    n_cut: int = 0  # tokens the model could not read (beyond its context)
+    #: probs: the next-token distribution at T, (vocab,); top: the [(token
+    #: text, probability), ...] shown as bars; run: the model's Run of the
+    #: whole (context-capped) text; n_cut: tokens beyond the model's context
+    shows = {"probs": None, "top": (), "run": None, "n_cut": 0}
 
     def __init__(self, prompt, layer, head, temperature):
         self.model, self.unavailable = _shared_model()
@@ -138,8 +138,7 @@ class _GPTExplorer(Explorer):
         self.generate.add_class("attn-generate")
         self.generate.on_click(self._on_generate)
         super().__init__([self.prompt, widgets.HBox([self.layer, self.head,
-                                                     self.temperature, self.generate])],
-                         [self.prompt, self.layer, self.head, self.temperature])
+                                                     self.temperature, self.generate])])
 
     # -- drawing ------------------------------------------------------------
     def _build(self, art):
@@ -176,11 +175,11 @@ class _GPTExplorer(Explorer):
         choice = self.head.value
         text = "" if self.prompt.value is None else str(self.prompt.value)
         if self.model is None:
-            return SimpleNamespace(
-                empty=True, tokens=[], placeholder="The small GPT is not available",
+            return State(
+                empty=True, placeholder="The small GPT is not available",
                 weights=np.zeros((self._n_heads, 0, 0) if choice == ALL_HEADS
                                  else (0, 0)), notes=[self.unavailable],
-                extra={"probs": np.zeros(0), "top": [], "run": None, "n_cut": 0})
+                probs=np.zeros(0), top=[])
         run = self._run(text)
         T, layer = self._temperature(), int(self.layer.value)
         probs = gpt.top_k_probabilities(run.logits[-1], None, T)
@@ -191,11 +190,11 @@ class _GPTExplorer(Explorer):
         A = run.attention[layer][:, n - shown:, n - shown:]
         notes = self._notes(text, run, shown)
         tokens = list(run.tokens[n - shown:])
-        return SimpleNamespace(
-            empty=False, tokens=tokens, labels=[token_label(t) for t in tokens],
-            weights=A if choice == ALL_HEADS else A[int(choice)], all=A, layer=layer,
-            choice=choice, T=T, notes=notes,
-            extra={"probs": probs, "top": top, "run": run, "n_cut": int(run.n_cut)})
+        return State(
+            tokens=tokens, labels=[token_label(t) for t in tokens], notes=notes,
+            weights=A if choice == ALL_HEADS else A[int(choice)], probs=probs,
+            top=top, run=run, n_cut=int(run.n_cut), _all=A, _layer=layer,
+            _choice=choice, _T=T)
 
     def _notes(self, text, run, shown):
         """The message: empty, cut, trimmed or odd text (a list of sentences)."""
@@ -226,42 +225,41 @@ class _GPTExplorer(Explorer):
         return notes
 
     def _paint(self, art, s):
-        single = s.choice != ALL_HEADS
+        single = s._choice != ALL_HEADS
         art.single.set_visible(single)
         for g in art.grid:
             g.set_visible(not single)
         key = ("single",) if single else ("grid",)
         if single:
             art.single.update(_masked(s.weights), s.labels, s.labels, xlabel="key",
-                              ylabel="query", title=f"layer {s.layer}, head "
-                              f"{s.choice} (rows = queries, columns = keys)",
+                              ylabel="query", title=f"layer {s._layer}, head "
+                              f"{s._choice} (rows = queries, columns = keys)",
                               **WEIGHT_SCALE)
         else:
-            art.suptitle.set_text(f"layer {s.layer}: all {self._n_heads} heads "
+            art.suptitle.set_text(f"layer {s._layer}: all {self._n_heads} heads "
                                   "(rows = queries, columns = keys)")
             n, dpi = len(s.labels), art.fig.dpi
             pitch = _grid_rects()[0][3] * art.fig.bbox.height / max(n, 1)
-            shown = _thin(s.labels, pitch, small_label_size(n), dpi)
-            data = _masked(s.all)
+            shown = _thin(s.labels, pitch, label_size(n), dpi)
+            data = _masked(s._all)
             for k, g in enumerate(art.grid):
                 first_col, last_row = k % _GRID[1] == 0, k >= _GRID[1]
                 g.update(data[k], shown if first_col else [],
                          shown if last_row else [], title=f"head {k}",
                          xlabel="key" if last_row else "",
                          ylabel="query" if first_col else "", **WEIGHT_SCALE)
-        top = self.top or []
-        art.bars.update([p for _, p in top], [token_label(t) for t, _ in top],
-                        title=f"next token after '{s.labels[-1]}' (T = {s.T:.2f})",
+        art.bars.update([p for _, p in s.top], [token_label(t) for t, _ in s.top],
+                        title=f"next token after '{s.labels[-1]}' (T = {s._T:.2f})",
                         xlim=(0.0, 1.0), fmt="{:.3f}")
         return key
 
     def _paint_all(self, art, state):
-        art.suptitle.set_visible(not state.empty and state.choice == ALL_HEADS)
+        art.suptitle.set_visible(not state.empty and state._choice == ALL_HEADS)
         return super()._paint_all(art, state)
 
     def _csv_table(self):  # for save: the bars (next tokens) beside the grid
         return super()._csv_table(beside=(
-            ["next token", f"probability (T = {self._state.T:.2f})"], self.top or []))
+            ["next token", f"probability (T = {self._state._T:.2f})"], list(self.top)))
 
     # -- generation -----------------------------------------------------------
     def _on_generate(self, button=None):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from types import SimpleNamespace
 
 import ipywidgets as widgets
 import numpy as np
@@ -25,8 +24,9 @@ from matplotlib.patches import Rectangle
 
 from helpers.attention import causal_mask, sliding_window_mask, softmax
 from helpers.widgets import saving
-from helpers.widgets.base import Explorer
-from helpers.widgets.engine import AXIS_SIZE, BAR, BAR_AFTER, nice_limit, set_text
+from helpers.widgets.base import Explorer, State
+from helpers.widgets.engine import AXIS_SIZE, nice_limit, set_text
+from helpers.widgets.policy import BAR, BAR_AFTER
 from helpers.widgets.panels import Bars, FastHeatmap, PixelImage
 
 MAX_N = 48  # the largest grid drawn
@@ -133,12 +133,12 @@ class _TilingExplorer(Explorer):
     #: its message narrates the block being read, so it is never empty
     narrates = True
 
-    running_max: np.ndarray | None = None  # (n,) m after `step` blocks
-    running_sum: np.ndarray | None = None  # (n,) l after `step` blocks
-    output: np.ndarray | None = None  # (n, D_V) acc / l so far
-    exact: np.ndarray | None = None  # (n, D_V) plain attention, same mask
-    memory: dict | None = None  # scores held at once: plain, tiled, band
-    rescaled: int = 0  # rows whose max rose in the current block
+    #: running_max, running_sum: (n,) m and l after `step` blocks; output:
+    #: (n, D_V) acc / l so far; exact: (n, D_V) plain attention, same mask;
+    #: memory: scores held at once (plain, tiled, band); rescaled: rows
+    #: whose max rose in the current block
+    shows = {"running_max": None, "running_sum": None, "output": None,
+             "exact": None, "memory": None, "rescaled": 0}
 
     def __init__(self, n, block, window, step):
         style = {"description_width": "initial"}
@@ -153,8 +153,7 @@ class _TilingExplorer(Explorer):
                                       max=MAX_N, description="blocks read:",
                                       style=style)
         super().__init__([widgets.HBox([self.n, self.block]),
-                          widgets.HBox([self.window, self.step])],
-                         [self.n, self.block, self.window, self.step])
+                          widgets.HBox([self.window, self.step])])
 
     def _build(self, art):
         art.grid = _SweepHeatmap(art, [0.06, 0.13, 0.36, 0.75],
@@ -206,29 +205,28 @@ class _TilingExplorer(Explorer):
         else:
             notes.append(f"All {n_blocks} blocks read: acc / l equals plain attention"
                          f" (largest difference {np.abs(out - exact).max():.0e}).")
-        return SimpleNamespace(
-            empty=False, tokens=[str(i) for i in range(n)], weights=grid, notes=notes,
-            n=n, b=b, k=k, n_blocks=n_blocks, w=w,
-            extra={"running_max": m, "running_sum": total, "output": out,
-                   "exact": exact, "rescaled": rose,
-                   "memory": {"plain": n * n, "tiled": n * b, "band": band}})
+        return State(
+            tokens=[str(i) for i in range(n)], weights=grid, notes=notes,
+            running_max=m, running_sum=total, output=out, exact=exact, rescaled=rose,
+            memory={"plain": n * n, "tiled": n * b, "band": band},
+            _n=n, _b=b, _k=k, _n_blocks=n_blocks, _w=w)
 
     def _paint(self, art, s):
         labels = _thin(s.tokens)
-        title = (f"after {s.k} of {s.n_blocks} blocks of {s.b} keys"
-                 + (f", window {s.w}" if s.w else ", causal"))
+        title = (f"after {s._k} of {s._n_blocks} blocks of {s._b} keys"
+                 + (f", window {s._w}" if s._w else ", causal"))
         key = art.grid.update(s.weights, labels, labels, xlabel="key", ylabel="query",
                               title=title, vmin=0.0, vmax=1.0)
-        a, z = (s.k - 1) * s.b, min(s.k * s.b, s.n)
-        art.grid.frame.set_visible(s.k > 0)
-        art.grid.frame.set_bounds(a - 0.5, -0.5, max(z - a, 0), s.n)
+        a, z = (s._k - 1) * s._b, min(s._k * s._b, s._n)
+        art.grid.frame.set_visible(s._k > 0)
+        art.grid.frame.set_bounds(a - 0.5, -0.5, max(z - a, 0), s._n)
         # fixed or rounded axis limits: the cached backgrounds are reused
-        m = np.where(np.isfinite(self.running_max), self.running_max, 0.0)
+        m = np.where(np.isfinite(s.running_max), s.running_max, 0.0)
         lim = _score_limit()
         k1 = art.max.update(m, title="running max m", xlim=(-lim, lim))
-        top = nice_limit(max(2.0, float(self.running_sum.max())))
-        k2 = art.sum.update(self.running_sum, title="running sum l", xlim=(0.0, top))
-        mem, full = self.memory, float(s.n * s.n)
+        top = nice_limit(max(2.0, float(s.running_sum.max())))
+        k2 = art.sum.update(s.running_sum, title="running sum l", xlim=(0.0, top))
+        mem, full = s.memory, float(s._n * s._n)
         # the x range runs past 1 to leave room for the "100%" labels
         k3 = art.mem.update([mem["plain"] / full, mem["tiled"] / full,
                              mem["band"] / full],
@@ -252,7 +250,7 @@ class _TilingExplorer(Explorer):
     def _summary(self):
         s = self._state
         return ("<tiling_explorer>" if s is None else
-                f"<tiling_explorer: n={s.n}, block={s.b}, {s.k} of {s.n_blocks} "
+                f"<tiling_explorer: n={s._n}, block={s._b}, {s._k} of {s._n_blocks} "
                 "blocks read>")
 
 

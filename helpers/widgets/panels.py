@@ -15,21 +15,22 @@ from matplotlib.transforms import blended_transform_factory, offset_copy
 from helpers import lexicon
 from helpers.plots import number_text
 from helpers.widgets.engine import (
-    BAD_COLOUR,
-    BAR,
-    BAR_AFTER,
-    BAR_HIGHLIGHT,
-    CMAP,
     AXIS_SIZE,
     FEATURE_LABEL_SIZE,
-    MAX_TOKENS,
     NUMBER_SIZE,
     fit_label,
     label_size,
     labels_width,
     nice_limit,
     set_text,
-    small_label_size,
+)
+from helpers.widgets.policy import (
+    BAD_COLOUR,
+    BAR,
+    BAR_AFTER,
+    BAR_HIGHLIGHT,
+    CMAP,
+    MAX_TOY_TOKENS,
 )
 
 
@@ -37,7 +38,7 @@ class Heatmap:
     """An image with token labels on both sides, a title and a colour bar."""
 
     def __init__(self, art, rect, *, cbar_rect=None, clabel="attention weight",
-                 rows=MAX_TOKENS, cols=MAX_TOKENS, cmap=CMAP, title_size=11,
+                 rows=MAX_TOY_TOKENS, cols=MAX_TOY_TOKENS, cmap=CMAP, title_size=11,
                  annotate=False, col_size=None, small=False, room=None,
                  extra_rows=0):
         fig = art.fig
@@ -147,7 +148,7 @@ class Heatmap:
         return ("heat", round(float(vmin), 6), round(float(vmax), 6))
 
     def _label_sizes(self, row_labels, col_labels):
-        size = small_label_size if self.small else label_size
+        size = label_size
         col = self.col_size if self.col_size is not None else size(len(col_labels))
         return size(max(len(row_labels) - self.extra_rows, 0)), col
 
@@ -191,7 +192,7 @@ class Heatmap:
 class Bars:
     """Horizontal bars, one row per label (``series`` bars per row)."""
 
-    def __init__(self, art, rect, *, rows=MAX_TOKENS, series=1, xlabel="",
+    def __init__(self, art, rect, *, rows=MAX_TOY_TOKENS, series=1, xlabel="",
                  colours=(BAR, BAR_AFTER, "#21918c"), legend=None,
                  values=True, title_size=10, room=None):
         fig = art.fig

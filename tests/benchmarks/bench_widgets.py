@@ -48,7 +48,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 
 from helpers import widgets as W  # noqa: E402
-from helpers.widgets import engine  # noqa: E402
+from helpers.widgets import policy  # noqa: E402
 
 # two different 12-token sentences (both contain "bank" for the sense model)
 S1 = "the fluffy blue creature roamed the verdant forest near the river bank"
@@ -511,7 +511,7 @@ def main(argv=None):
             print(f"\nkernel end-to-end: skipped ({type(exc).__name__}: {exc})")
         else:
             print("\nin a real kernel, widget message in -> picture message out "
-                  f"(includes the {engine.SETTLE * 1000:.0f} ms settle wait):")
+                  f"(includes the {policy.SETTLE * 1000:.0f} ms settle wait):")
             for label, t in rows:
                 print(f"  {label:<20} median {np.median(t):6.1f} ms, p95 "
                       f"{np.percentile(t, 95):6.1f} ms ({len(t)} updates)")
