@@ -337,42 +337,35 @@ def explorer_cpu(n: int = 20, log=print) -> list[tuple[str, float, float]]:
     W = bench.W
     assert set(bench.OWN_TABLE) == set(OWN_LESSONS), "bench_widgets.OWN_TABLE changed"
     rows = []
-    for name, factory, attr, a, b in bench._explorers():
+    def toggled(name, factory, attr, a, b):
+        """Set ``attr`` to ``b`` and ``a`` alternately, ``n`` times."""
         ex = factory()
         getattr(ex, attr).value = b  # warm up: the first draws fill caches
         getattr(ex, attr).value = a
         rows.append((name, *_cpu_of(bench, ex, attr,
                                     [b if i % 2 == 0 else a for i in range(n)])))
         ex.close()
+
+    def typed(lesson, shared_model, texts_of, attr, **settings):
+        """Type ``n`` different texts into a real model's explorer."""
+        model, why = shared_model()
+        if model is None:
+            log(f"{_own_name(lesson)}: skipped ({why})")
+            return
+        texts = texts_of(model, n + 2)
+        ex = getattr(W, _own_name(lesson))(texts[0], **settings)
+        getattr(ex, attr).value = texts[1]
+        rows.append((_own_name(lesson), *_cpu_of(bench, ex, attr, texts[2:])))
+        ex.close()
+
+    for row in bench._explorers():
+        toggled(*row)
     from helpers.widgets import lesson10, lesson11
 
-    model, why = lesson10._shared_model()
-    if model is None:
-        log(f"real_attention_explorer: skipped ({why})")
-    else:
-        texts = bench._real_sentences(model, n + 2)
-        ex = W.real_attention_explorer(texts[0], layer=2, head=3)
-        ex.sentence.value = texts[1]
-        rows.append((_own_name(10), *_cpu_of(bench, ex, "sentence",
-                                                         texts[2:])))
-        ex.close()
-    model, why = lesson11._shared_model()
-    if model is None:
-        log(f"gpt_explorer: skipped ({why})")
-    else:
-        texts = bench._gpt_prompts(model, n + 2)
-        ex = W.gpt_explorer(texts[0], layer=1, head=2)
-        ex.prompt.value = texts[1]
-        rows.append((_own_name(11), *_cpu_of(bench, ex, "prompt", texts[2:])))
-        ex.close()
-    name, factory, attr, a, b = bench._scale_settings()[0]
-    ex = factory()
-    getattr(ex, attr).value = b
-    getattr(ex, attr).value = a
-    rows.append((_own_name(12), *_cpu_of(bench, ex, attr,
-                                              [b if i % 2 == 0 else a
-                                               for i in range(n)])))
-    ex.close()
+    typed(10, lesson10._shared_model, bench._real_sentences, "sentence",
+          layer=2, head=3)
+    typed(11, lesson11._shared_model, bench._gpt_prompts, "prompt", layer=1, head=2)
+    toggled(_own_name(12), *bench._scale_settings()[0][1:])
     for row in rows:
         log(f"{row[0]}: CPU median {row[1]:.1f} ms, p95 {row[2]:.1f} ms")
     return rows
