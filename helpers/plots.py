@@ -40,12 +40,19 @@ from helpers.figures.common import (
     number_text,
     short_label,
 )
-from helpers.figures.heatmaps import head_grid, heatmap, mask_view, model_heads
+from helpers.figures.heatmaps import (
+    both_conventions,
+    head_grid,
+    heatmap,
+    mask_view,
+    model_heads,
+)
 from helpers.figures.vectors import vector_view
 
 __all__ = [
     "AttentionFigure",
     "bar_view",
+    "both_conventions",
     "head_grid",
     "number_text",
     "short_label",

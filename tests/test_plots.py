@@ -64,6 +64,7 @@ def all_figures(A):
     return {
         "heatmap": plots.heatmap(A, TOKENS, TOKENS, title="T"),
         "video": plots.heatmap(A, TOKENS, TOKENS, title="T", convention="video"),
+        "both_conventions": plots.both_conventions(A, TOKENS),
         "head_grid": plots.head_grid(np.stack([A, A.T]), TOKENS, suptitle="T"),
         "vector_view": plots.vector_view(A[0], TOKENS, title="T"),
         "strip": plots.vector_view(A, TOKENS, labels=TOKENS, title="T"),
@@ -152,6 +153,21 @@ def test_heatmap_row_note_only_when_rows_sum_to_one(A):
     assert "sums to 1" not in " ".join(texts(emb))
     assert emb.axes[0].get_xlabel() == "feature"
     assert colorbar_axes(emb)[0].get_ylabel() == "value"
+
+
+def test_both_conventions_draws_the_pattern_and_its_transpose(A):
+    fig = plots.both_conventions(A, TOKENS)
+    left, right = (im.get_array() for im in images(fig))
+    np.testing.assert_allclose(left, A)
+    np.testing.assert_allclose(right, A.T)  # keys are rows on the right
+    axes = [im.axes for im in images(fig)]
+    assert axes[0].get_ylabel() == "query (attending)"
+    assert axes[1].get_ylabel() == "key (attended to)"
+    assert "each row sums to 1" in axes[0].get_xlabel()
+    assert "each column sums to 1" in axes[1].get_xlabel()
+    assert "Video style" in axes[1].get_title()  # the other convention says so
+    assert len(colorbar_axes(fig)) == 1  # one colour scale for both
+    assert repr(fig) == "<figure: The same pattern, drawn both ways>"
 
 
 def test_heatmap_video_convention_is_the_transpose():

@@ -1,5 +1,6 @@
 """Heatmaps: one attention pattern (``heatmap``), a grid of heads
-(``head_grid``), a pattern with its mask (``mask_view``) and every head of a
+(``head_grid``), one pattern drawn both ways (``both_conventions``, lesson 04),
+a pattern with its mask (``mask_view``) and every head of a
 real model in one image (``model_heads``, lesson 10). Rows are queries,
 columns are keys."""
 
@@ -61,6 +62,54 @@ def heatmap(
     Any 2-D array works: pass ``xlabel``, ``ylabel`` and ``colorbar_label``
     for grids that are not attention patterns (for example embeddings).
     """
+    A = _as_matrix(A)
+    shape = A.shape[::-1] if convention == "video" else A.shape
+    fig = _new_figure(figsize or _auto_size(*shape))
+    ax = fig.add_subplot()
+    mappable, note = _pattern_panel(
+        ax, A, row_labels, col_labels, convention=convention, annotate=annotate,
+        cmap=cmap, vmin=vmin, vmax=vmax, title=title, xlabel=xlabel, ylabel=ylabel,
+    )  # fmt: skip
+    fig.colorbar(mappable, ax=ax, label=colorbar_label, shrink=0.9)
+    if note:
+        fig.supxlabel(note, fontsize=9, style="italic", color="0.25")
+    return fig
+
+
+def both_conventions(A, tokens, *, annotate=True) -> AttentionFigure:
+    """The same pattern drawn both ways, side by side, with one colour scale:
+    left rows = queries (this series), right the video style (keys are rows,
+    queries are columns, so each *column* sums to 1). The one picture of the
+    series in the other convention, and it says so in its titles.
+
+    A : (n_tokens, n_tokens) attention pattern, rows = queries;
+    tokens : the n_tokens labels (queries and keys alike)."""
+    A = _as_matrix(A)
+    width, height = _auto_size(*A.shape)
+    fig = _new_figure((2 * width - 1.0, height))
+    axes = fig.subplots(1, 2)
+    panels = [
+        ("rows=queries", "Rows = queries (this series): softmax along each row"),
+        ("video", "Video style: keys are rows, softmax down each column"),
+    ]
+    for ax, (convention, title) in zip(axes, panels):
+        mappable, note = _pattern_panel(
+            ax, A, tokens, tokens, convention=convention, annotate=annotate,
+            cmap="viridis", vmin=0, vmax=1, title=title,
+        )  # fmt: skip
+        if note:
+            ax.set_xlabel(f"{ax.get_xlabel()}\n{note}")
+    fig.colorbar(mappable, ax=list(axes), label="attention weight", shrink=0.9)
+    fig.suptitle("The same pattern, drawn both ways")
+    return fig
+
+
+def _pattern_panel(
+    ax, A, row_labels, col_labels, *, convention, annotate, cmap, vmin, vmax,
+    title=None, xlabel=None, ylabel=None,
+):  # fmt: skip
+    """Draw one pattern on ``ax`` in ``convention``; returns (the image, the
+    note on what sums to 1 or None)."""
     if convention not in ("rows=queries", "video"):
         raise ValueError(
             f"convention must be 'rows=queries' or 'video', got {convention!r}"
@@ -76,9 +125,6 @@ def heatmap(
         data, y_labels, x_labels = A, rows, cols
         default_y, default_x = QUERY_LABEL, KEY_LABEL
         default_title = "Attention pattern (rows = queries)"
-
-    fig = _new_figure(figsize or _auto_size(*data.shape))
-    ax = fig.add_subplot()
     ax.set_title(default_title if title is None else title)
     ax.set_ylabel(default_y if ylabel is None else ylabel)
     ax.set_xlabel(default_x if xlabel is None else xlabel)
@@ -95,16 +141,11 @@ def heatmap(
         _token_ticks(ax, "y", y_labels)
         if annotate:
             _annotate_cells(ax, data, mappable)
-    fig.colorbar(mappable, ax=ax, label=colorbar_label, shrink=0.9)
     if convention == "video" and _sums_to_one(data, axis=0):
-        note = "each column sums to 1 (one column per query)"
-    elif convention == "rows=queries" and _sums_to_one(data, axis=1):
-        note = "each row sums to 1 (one row per query)"
-    else:
-        note = None
-    if note:
-        fig.supxlabel(note, fontsize=9, style="italic", color="0.25")
-    return fig
+        return mappable, "each column sums to 1 (one column per query)"
+    if convention == "rows=queries" and _sums_to_one(data, axis=1):
+        return mappable, "each row sums to 1 (one row per query)"
+    return mappable, None
 
 
 def head_grid(
@@ -187,10 +228,25 @@ def head_grid(
                 value = float(W[layer, head, i, j])
                 if not np.isfinite(value):
                     continue
-                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
-                                       edgecolor="white", linewidth=1.2))
-                ax.text(j, i, f"{round(value, 2) + 0.0:.2f}", ha="center", va="center",
-                        fontsize=7, color=_text_colour(image.cmap(image.norm(value))))
+                ax.add_patch(
+                    Rectangle(
+                        (j - 0.5, i - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        edgecolor="white",
+                        linewidth=1.2,
+                    )
+                )
+                ax.text(
+                    j,
+                    i,
+                    f"{round(value, 2) + 0.0:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color=_text_colour(image.cmap(image.norm(value))),
+                )
             if layer == n_layers - 1:
                 ax.set_xlabel(KEY_LABEL)
             if head == 0:
@@ -296,39 +352,66 @@ def model_heads(
     """
     W = np.asarray(attention, dtype=float)
     if W.ndim != 4 or W.shape[-1] != W.shape[-2] or 0 in W.shape:
-        raise ValueError(f"attention must have shape (L, h, n, n) with n > 0; "
-                         f"got {W.shape}")
+        raise ValueError(
+            f"attention must have shape (L, h, n, n) with n > 0; got {W.shape}"
+        )
     n_layers, n_heads, n, _ = W.shape
     labels = [short_label(t) for t in _labels(tokens, n, "tokens", W.shape[-2:])]
     size = n + 1  # a tile and its blank separator
     mosaic = np.full((n_layers * size - 1, n_heads * size - 1), np.nan)
     for layer in range(n_layers):
         for head in range(n_heads):
-            mosaic[layer * size:layer * size + n,
-                   head * size:head * size + n] = W[layer, head]
+            mosaic[layer * size : layer * size + n, head * size : head * size + n] = W[
+                layer, head
+            ]
     step = max(1, int(np.ceil(n / 16)))
     ticks = list(range(0, n, step))
     fig = AttentionFigure(figsize=figsize)
     ax = fig.add_axes([0.085, 0.11, 0.835, 0.8])
     colours = _cmap(cmap).with_extremes(bad="white")
-    image = ax.imshow(np.ma.masked_invalid(mosaic), cmap=colours, vmin=0.0, vmax=1.0,
-                      aspect="auto", interpolation="nearest")
-    ax.set_yticks([layer * size + i for layer in range(n_layers) for i in ticks],
-                  [labels[i] for _ in range(n_layers) for i in ticks], fontsize=7)
-    ax.set_xticks([head * size + i for head in range(n_heads) for i in ticks],
-                  [labels[i] for _ in range(n_heads) for i in ticks], fontsize=6,
-                  rotation=90)
+    image = ax.imshow(
+        np.ma.masked_invalid(mosaic),
+        cmap=colours,
+        vmin=0.0,
+        vmax=1.0,
+        aspect="auto",
+        interpolation="nearest",
+    )
+    ax.set_yticks(
+        [layer * size + i for layer in range(n_layers) for i in ticks],
+        [labels[i] for _ in range(n_layers) for i in ticks],
+        fontsize=7,
+    )
+    ax.set_xticks(
+        [head * size + i for head in range(n_heads) for i in ticks],
+        [labels[i] for _ in range(n_heads) for i in ticks],
+        fontsize=6,
+        rotation=90,
+    )
     ax.tick_params(length=1.5, pad=1)
     for side in ax.spines.values():
         side.set_visible(False)
     for head in range(n_heads):
-        ax.text(head * size + (n - 1) / 2, -1.0, f"head {head}", ha="center",
-                va="bottom", fontsize=10)
+        ax.text(
+            head * size + (n - 1) / 2,
+            -1.0,
+            f"head {head}",
+            ha="center",
+            va="bottom",
+            fontsize=10,
+        )
     for layer in range(n_layers):
-        ax.annotate(f"layer {layer}", xy=(0, layer * size + (n - 1) / 2),
-                    xycoords=("axes fraction", "data"), xytext=(-62, 0),
-                    textcoords="offset points", rotation=90, ha="center",
-                    va="center", fontsize=10)
+        ax.annotate(
+            f"layer {layer}",
+            xy=(0, layer * size + (n - 1) / 2),
+            xycoords=("axes fraction", "data"),
+            xytext=(-62, 0),
+            textcoords="offset points",
+            rotation=90,
+            ha="center",
+            va="center",
+            fontsize=10,
+        )
     cax = fig.add_axes([0.93, 0.11, 0.008, 0.8])
     fig.colorbar(image, cax=cax, label="attention weight")
     fig.suptitle(suptitle, y=0.965)
