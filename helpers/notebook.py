@@ -45,3 +45,10 @@ def setup_notebook(colab_home: str | None = None) -> None:
     # No "Software" entry in the PNGs: the stored images stay byte-identical.
     set_matplotlib_formats("png", metadata={"Software": None})
     shell.display_formatter.formatters["text/plain"].for_type(Figure, _figure_text)
+    # helpers' own figures draw themselves (AttentionFigure._repr_png_), not
+    # through the inline backend's printer, which would crop and draw twice.
+    from helpers.figures.common import AttentionFigure
+
+    shell.display_formatter.formatters["image/png"].for_type(
+        AttentionFigure, AttentionFigure._repr_png_
+    )

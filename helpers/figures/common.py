@@ -51,8 +51,13 @@ class AttentionFigure(Figure):
         super().draw(renderer)
 
     def _repr_png_(self) -> bytes:
+        # A layout engine already fits everything inside the figure; cropping
+        # to a tight box would only cost one more drawing of the whole figure.
+        tight = None if self.get_layout_engine() is not None else "tight"
         buffer = io.BytesIO()
-        self.savefig(buffer, format="png", bbox_inches="tight")
+        self.savefig(
+            buffer, format="png", bbox_inches=tight, metadata={"Software": None}
+        )
         return buffer.getvalue()
 
     def __repr__(self) -> str:
