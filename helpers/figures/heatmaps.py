@@ -228,25 +228,10 @@ def head_grid(
                 value = float(W[layer, head, i, j])
                 if not np.isfinite(value):
                     continue
-                ax.add_patch(
-                    Rectangle(
-                        (j - 0.5, i - 0.5),
-                        1,
-                        1,
-                        fill=False,
-                        edgecolor="white",
-                        linewidth=1.2,
-                    )
-                )
-                ax.text(
-                    j,
-                    i,
-                    f"{round(value, 2) + 0.0:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color=_text_colour(image.cmap(image.norm(value))),
-                )
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                       edgecolor="white", linewidth=1.2))
+                ax.text(j, i, f"{round(value, 2) + 0.0:.2f}", ha="center", va="center",
+                        fontsize=7, color=_text_colour(image.cmap(image.norm(value))))
             if layer == n_layers - 1:
                 ax.set_xlabel(KEY_LABEL)
             if head == 0:
@@ -352,66 +337,39 @@ def model_heads(
     """
     W = np.asarray(attention, dtype=float)
     if W.ndim != 4 or W.shape[-1] != W.shape[-2] or 0 in W.shape:
-        raise ValueError(
-            f"attention must have shape (L, h, n, n) with n > 0; got {W.shape}"
-        )
+        raise ValueError(f"attention must have shape (L, h, n, n) with n > 0; "
+                         f"got {W.shape}")
     n_layers, n_heads, n, _ = W.shape
     labels = [short_label(t) for t in _labels(tokens, n, "tokens", W.shape[-2:])]
     size = n + 1  # a tile and its blank separator
     mosaic = np.full((n_layers * size - 1, n_heads * size - 1), np.nan)
     for layer in range(n_layers):
         for head in range(n_heads):
-            mosaic[layer * size : layer * size + n, head * size : head * size + n] = W[
-                layer, head
-            ]
+            mosaic[layer * size:layer * size + n,
+                   head * size:head * size + n] = W[layer, head]
     step = max(1, int(np.ceil(n / 16)))
     ticks = list(range(0, n, step))
     fig = AttentionFigure(figsize=figsize)
     ax = fig.add_axes([0.085, 0.11, 0.835, 0.8])
     colours = _cmap(cmap).with_extremes(bad="white")
-    image = ax.imshow(
-        np.ma.masked_invalid(mosaic),
-        cmap=colours,
-        vmin=0.0,
-        vmax=1.0,
-        aspect="auto",
-        interpolation="nearest",
-    )
-    ax.set_yticks(
-        [layer * size + i for layer in range(n_layers) for i in ticks],
-        [labels[i] for _ in range(n_layers) for i in ticks],
-        fontsize=7,
-    )
-    ax.set_xticks(
-        [head * size + i for head in range(n_heads) for i in ticks],
-        [labels[i] for _ in range(n_heads) for i in ticks],
-        fontsize=6,
-        rotation=90,
-    )
+    image = ax.imshow(np.ma.masked_invalid(mosaic), cmap=colours, vmin=0.0, vmax=1.0,
+                      aspect="auto", interpolation="nearest")
+    ax.set_yticks([layer * size + i for layer in range(n_layers) for i in ticks],
+                  [labels[i] for _ in range(n_layers) for i in ticks], fontsize=7)
+    ax.set_xticks([head * size + i for head in range(n_heads) for i in ticks],
+                  [labels[i] for _ in range(n_heads) for i in ticks], fontsize=6,
+                  rotation=90)
     ax.tick_params(length=1.5, pad=1)
     for side in ax.spines.values():
         side.set_visible(False)
     for head in range(n_heads):
-        ax.text(
-            head * size + (n - 1) / 2,
-            -1.0,
-            f"head {head}",
-            ha="center",
-            va="bottom",
-            fontsize=10,
-        )
+        ax.text(head * size + (n - 1) / 2, -1.0, f"head {head}", ha="center",
+                va="bottom", fontsize=10)
     for layer in range(n_layers):
-        ax.annotate(
-            f"layer {layer}",
-            xy=(0, layer * size + (n - 1) / 2),
-            xycoords=("axes fraction", "data"),
-            xytext=(-62, 0),
-            textcoords="offset points",
-            rotation=90,
-            ha="center",
-            va="center",
-            fontsize=10,
-        )
+        ax.annotate(f"layer {layer}", xy=(0, layer * size + (n - 1) / 2),
+                    xycoords=("axes fraction", "data"), xytext=(-62, 0),
+                    textcoords="offset points", rotation=90, ha="center",
+                    va="center", fontsize=10)
     cax = fig.add_axes([0.93, 0.11, 0.008, 0.8])
     fig.colorbar(image, cax=cax, label="attention weight")
     fig.suptitle(suptitle, y=0.965)
