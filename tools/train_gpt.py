@@ -23,8 +23,8 @@ What it does, in order (each step prints what it did):
    (``DROPOUT``, training only) on random windows of the training plays,
    nothing else: every pilot that mixed
    copying data in (random runs, repeats of the text itself) failed to grow
-   an induction head within the hour and took steps from the text
-   (data/README.md lists them), so the whole budget goes to the plays.
+   an induction head within the hour (data/README.md lists them), so the
+   whole budget goes to the plays.
 5. Log. Every ``LOG_EVERY`` steps: train loss, held-out loss, and on fixed
    random repeated sequences the loss on the first and the second copy and
    every head's prefix-matching score. Written to ``data/gpt/training_log.csv``.
@@ -536,8 +536,8 @@ def export(model, cfg, out, n_params):
         "n_inner": None,
         "activation_function": "gelu_new",
         "layer_norm_epsilon": 1e-5,
-        "resid_pdrop": 0.0,
-        "embd_pdrop": 0.0,
+        "resid_pdrop": DROPOUT,  # as trained; transformers drops nothing in eval()
+        "embd_pdrop": DROPOUT,
         "attn_pdrop": 0.0,
         "scale_attn_weights": True,
         "tie_word_embeddings": True,
