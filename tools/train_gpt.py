@@ -76,6 +76,22 @@ WARMUP = 200
 WEIGHT_DECAY = 0.1
 SEED = 1234
 LOG_EVERY = 100
+# Phase 1, before the plays: copying only, to grow an induction head (see
+# data/README.md, "Why copying first"). Windows of COPY_WINDOW tokens: BOS, then
+# random runs of COPY_RUNS tokens each written twice (r1 r1 r2 r2 ...), so no
+# fixed offset copies; constant learning rate COPY_LR after 100 warm-up steps,
+# no dropout, no weight decay.
+COPY_STEPS = 2400  # at most; phase 1 ends COPY_EXTRA steps after the copying
+COPY_DONE = 0.75  # starts: the running training loss below 0.75 ln(vocab)
+COPY_EXTRA = 300
+COPY_BATCH = 64
+COPY_WINDOW = 96
+COPY_RUNS = (6, 30)
+COPY_LR = 1e-3
+# Phase 2, the plays: COPY_ROWS of the BATCH windows of every step are copying
+# rows (runs of COPY_ROW_RUNS tokens, 128-token windows), so the head is kept.
+COPY_ROWS = 4
+COPY_ROW_RUNS = (4, 63)
 PROBE_LEN = 50  # random repeated probe: EOT, r_1..r_50, r_1..r_50
 
 
@@ -384,10 +400,29 @@ def train(args, corpus, tok):
     probe = torch.tensor(np.concatenate([np.zeros((32, 1), int), rand, rand], axis=1))
     L = PROBE_LEN
 
+    def copy_window(length, runs):
+        """BOS, then random runs of ``runs`` tokens, each twice: (length + 1,)."""
+        out = [0]
+        while len(out) < length + 1:
+            r = list(
+                rng.integers(
+                    1, cfg["vocab_size"], size=rng.integers(runs[0], runs[1] + 1)
+                )
+            )
+            out += r + r
+        return out[: length + 1]
+
+    def copy_batch(step):
+        xb = torch.tensor(
+            [copy_window(COPY_WINDOW, COPY_RUNS) for _ in range(COPY_BATCH)]
+        )
+        return xb[:, :-1], xb[:, 1:]
+
     def batch(step):
-        starts = rng.integers(0, len(stream) - n_ctx - 1, size=BATCH)
-        xb = np.stack([stream[s : s + n_ctx + 1] for s in starts])
-        xb = torch.tensor(xb)
+        starts = rng.integers(0, len(stream) - n_ctx - 1, size=BATCH - args.copy_rows)
+        windows = [stream[s : s + n_ctx + 1] for s in starts]
+        windows += [copy_window(n_ctx, COPY_ROW_RUNS) for _ in range(args.copy_rows)]
+        xb = torch.tensor(np.stack(windows))
         return xb[:, :-1], xb[:, 1:]
 
     def lr_at(step):
@@ -441,8 +476,9 @@ def train(args, corpus, tok):
             flush=True,
         )
 
-    def loop(optimizer, n_steps, step0, make_batch, lr_of):
-        """n_steps of AdamW; logs every LOG_EVERY steps (numbered from step0)."""
+    def loop(optimizer, n_steps, step0, make_batch, lr_of, stop=None):
+        """n_steps of AdamW (fewer if ``stop(k, running)`` says so after step k);
+        logs every LOG_EVERY steps (numbered from step0). Returns the steps run."""
         running = None
         model.train()
         for k in range(n_steps + 1):
@@ -467,8 +503,39 @@ def train(args, corpus, tok):
             )
             if args.checkpoint_every and k and k % args.checkpoint_every == 0:
                 export(model, cfg, args.out, n_params)
+            if stop is not None and stop(k + 1, running):
+                n_steps = k + 1
+        return n_steps
 
-    loop(opt, args.steps, 0, batch, lr_at)
+    if args.copy_steps:
+        # phase 1: copying only, no dropout, no weight decay, constant rate
+        drops = [m for m in model.modules() if isinstance(m, torch.nn.Dropout)]
+        for m in drops:
+            m.p = 0.0
+        opt.param_groups[0]["weight_decay"] = 0.0
+        seen = {}
+
+        def copied(k, running):
+            """COPY_EXTRA steps after the running loss fell below COPY_DONE ln V."""
+            if "at" not in seen and running < COPY_DONE * math.log(cfg["vocab_size"]):
+                seen["at"] = k
+                print(f"copying at step {k}: running loss {running:.3f}", flush=True)
+            return "at" in seen and k >= seen["at"] + COPY_EXTRA
+
+        args.copy_steps = loop(
+            opt,
+            args.copy_steps,
+            0,
+            copy_batch,
+            lambda k: COPY_LR * min(1, (k + 1) / 100),
+            stop=copied,
+        )
+        args.copying_from = seen.get("at")
+        for m in drops:
+            m.p = DROPOUT
+        opt.param_groups[0]["weight_decay"] = WEIGHT_DECAY
+        rows.pop()  # phase 2 logs its step 0 again, after the switch
+    loop(opt, args.steps, args.copy_steps, batch, lr_at)
     seconds = time.time() - t0
     export(model, cfg, args.out, n_params)
     write_report(model, cfg, corpus, tok, args, stream, n_params, seconds)
@@ -496,6 +563,15 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
         "parameters": n_params,
         "threads": args.threads,
         "batch": BATCH,
+        "copy_phase": {
+            "steps": args.copy_steps,
+            "copying_from_step": getattr(args, "copying_from", None),
+            "batch": COPY_BATCH,
+            "window": COPY_WINDOW,
+            "runs": list(COPY_RUNS),
+            "learning_rate": COPY_LR,
+        },
+        "copy_rows_per_batch": args.copy_rows,
         "training_tokens": int(len(stream)),
         "edition": "modern spelling (*_gut.txt)",
         "train_plays": sorted(corpus["train"]),
@@ -552,6 +628,8 @@ def export(model, cfg, out, n_params):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=STEPS)
+    ap.add_argument("--copy-steps", type=int, default=COPY_STEPS)
+    ap.add_argument("--copy-rows", type=int, default=COPY_ROWS)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
     ap.add_argument("--checkpoint-every", type=int, default=500)
@@ -609,6 +687,9 @@ def report_only(args, corpus):
         stream += [0] + tok.encode(text).ids
     args.steps = old.get("steps", args.steps)
     args.threads = old.get("threads", args.threads)  # of the training run
+    args.copy_steps = old.get("copy_phase", {}).get("steps", args.copy_steps)
+    args.copying_from = old.get("copy_phase", {}).get("copying_from_step")
+    args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
     n_params = sum(p.numel() for p in model.parameters())
     write_report(
         model, cfg, corpus, tok, args, stream, n_params, old.get("train_seconds", 0)
