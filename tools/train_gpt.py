@@ -76,12 +76,13 @@ WARMUP = 200
 WEIGHT_DECAY = 0.1
 SEED = 1234
 LOG_EVERY = 100
-# Phase 1, before the plays: copying only, to grow an induction head (see
-# data/README.md, "Why copying first"). Windows of COPY_WINDOW tokens: BOS, then
-# random runs of COPY_RUNS tokens each written twice (r1 r1 r2 r2 ...), so no
-# fixed offset copies; constant learning rate COPY_LR after 100 warm-up steps,
-# no dropout, no weight decay.
-COPY_STEPS = 2400  # at most; phase 1 ends COPY_EXTRA steps after the copying
+# An optional phase 1, before the plays: copying only (pilot R of
+# data/README.md; off in the shipped recipe, COPY_STEPS = COPY_ROWS = 0).
+# Windows of COPY_WINDOW tokens: BOS, then random runs of COPY_RUNS tokens each
+# written twice (r1 r1 r2 r2 ...), so no fixed offset copies; constant learning
+# rate COPY_LR after 100 warm-up steps, no dropout, no weight decay.
+# R: --copy-steps 2400 --copy-rows 4.
+COPY_STEPS = 0  # at most (R: 2400); phase 1 ends COPY_EXTRA steps after the copying
 COPY_DONE = 0.75  # starts: the running training loss below 0.75 ln(vocab)
 COPY_EXTRA = 300
 COPY_BATCH = 64
@@ -90,7 +91,7 @@ COPY_RUNS = (6, 30)
 COPY_LR = 1e-3
 # Phase 2, the plays: COPY_ROWS of the BATCH windows of every step are copying
 # rows (runs of COPY_ROW_RUNS tokens, 128-token windows), so the head is kept.
-COPY_ROWS = 4
+COPY_ROWS = 0  # R: 4
 COPY_ROW_RUNS = (4, 63)
 PROBE_LEN = 50  # random repeated probe: EOT, r_1..r_50, r_1..r_50
 
