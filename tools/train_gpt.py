@@ -90,7 +90,7 @@ COPY_WINDOW = 96
 COPY_RUNS = (6, 30)
 COPY_LR = 1e-3
 # Phase 2, the plays: COPY_ROWS of the BATCH windows of every step are copying
-# rows (runs of COPY_ROW_RUNS tokens, 128-token windows), so the head is kept.
+# rows (runs of COPY_ROW_RUNS tokens, 128-token windows), to keep the copying.
 COPY_ROWS = 0  # R: 4
 COPY_ROW_RUNS = (4, 63)
 PROBE_LEN = 50  # random repeated probe: EOT, r_1..r_50, r_1..r_50
