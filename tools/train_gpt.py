@@ -314,6 +314,16 @@ def build_model(torch, cfg):
             self.wpe = nn.Embedding(n_ctx, d)
             nn.init.normal_(self.wte.weight, std=0.02)
             nn.init.normal_(self.wpe.weight, std=0.01)
+            if cfg.get("sine_positions"):
+                # Vaswani et al.'s sinusoids, scaled to the token embeddings' RMS
+                # (0.02): a start from which "attend one position back" is a
+                # rotation; the learned positions are trained from there.
+                pos = torch.arange(n_ctx, dtype=torch.float32)[:, None]
+                freq = 10000 ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)
+                pe = torch.zeros(n_ctx, d)
+                pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * freq), torch.cos(pos * freq)
+                with torch.no_grad():
+                    self.wpe.weight.copy_(pe * 0.02 / pe.pow(2).mean().sqrt())
             self.h = nn.ModuleList(Block() for _ in range(cfg["n_layer"]))
             self.ln_f = nn.LayerNorm(d)
             self.drop = nn.Dropout(DROPOUT)
@@ -364,6 +374,7 @@ def train(args, corpus, tok):
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(SEED)
     cfg = dict(CONFIG, vocab_size=tok.get_vocab_size())
+    cfg["sine_positions"] = args.sine_positions
     n_ctx = cfg["n_positions"]
     stream = []
     for text in corpus["train"].values():
@@ -401,21 +412,43 @@ def train(args, corpus, tok):
     probe = torch.tensor(np.concatenate([np.zeros((32, 1), int), rand, rand], axis=1))
     L = PROBE_LEN
 
-    def copy_window(length, runs):
-        """BOS, then random runs of ``runs`` tokens, each twice: (length + 1,)."""
+    # --copy-vocab N: phase 1 draws its runs from the N most frequent tokens
+    # of the plays (phase 2's copying rows still use the whole vocabulary).
+    counts = np.bincount(stream, minlength=cfg["vocab_size"])
+    counts[0] = 0
+    frequent = np.argsort(-counts, kind="stable")[: args.copy_vocab or None]
+
+    def copy_window(length, runs, pool=None):
+        """BOS, then random runs of ``runs`` tokens, each twice: (length + 1,).
+        With ``--copy-gap G`` each copy is preceded by 0..G random filler tokens,
+        so neither the distance between the copies nor where the second begins
+        can be told from the positions: only the tokens show it."""
+        V = cfg["vocab_size"]
         out = [0]
         while len(out) < length + 1:
-            r = list(
-                rng.integers(
-                    1, cfg["vocab_size"], size=rng.integers(runs[0], runs[1] + 1)
-                )
-            )
-            out += r + r
+            n = rng.integers(runs[0], runs[1] + 1)
+            if pool is None:
+                r = list(rng.integers(1, V, size=n))
+            else:
+                r = list(pool[rng.integers(0, len(pool), size=n)])
+            if args.copy_gap:
+                gap = [
+                    list(rng.integers(1, V, size=rng.integers(0, args.copy_gap + 1)))
+                    for _ in range(2)
+                ]
+                out += gap[0] + r + gap[1] + r
+            else:
+                out += r + r
         return out[: length + 1]
 
     def copy_batch(step):
         xb = torch.tensor(
-            [copy_window(COPY_WINDOW, COPY_RUNS) for _ in range(COPY_BATCH)]
+            [
+                copy_window(
+                    COPY_WINDOW, COPY_RUNS, frequent if args.copy_vocab else None
+                )
+                for _ in range(COPY_BATCH)
+            ]
         )
         return xb[:, :-1], xb[:, 1:]
 
@@ -571,7 +604,10 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
             "window": COPY_WINDOW,
             "runs": list(COPY_RUNS),
             "learning_rate": COPY_LR,
+            "gap": args.copy_gap,
+            "vocabulary": args.copy_vocab or None,
         },
+        "sine_positions": args.sine_positions,
         "copy_rows_per_batch": args.copy_rows,
         "training_tokens": int(len(stream)),
         "edition": "modern spelling (*_gut.txt)",
@@ -631,6 +667,23 @@ def main():
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--copy-steps", type=int, default=COPY_STEPS)
     ap.add_argument("--copy-rows", type=int, default=COPY_ROWS)
+    ap.add_argument(
+        "--sine-positions",
+        action="store_true",
+        help="start the learned positions from sinusoids (pilot S of data/README.md)",
+    )
+    ap.add_argument(
+        "--copy-gap",
+        type=int,
+        default=0,
+        help="0..N random filler tokens before each copy (data/README.md, gpt/)",
+    )
+    ap.add_argument(
+        "--copy-vocab",
+        type=int,
+        default=0,
+        help="phase 1's runs from the N most frequent tokens (data/README.md, gpt/)",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
     ap.add_argument("--checkpoint-every", type=int, default=500)
@@ -691,6 +744,9 @@ def report_only(args, corpus):
     args.copy_steps = old.get("copy_phase", {}).get("steps", args.copy_steps)
     args.copying_from = old.get("copy_phase", {}).get("copying_from_step")
     args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
+    args.copy_gap = old.get("copy_phase", {}).get("gap", args.copy_gap)
+    args.copy_vocab = old.get("copy_phase", {}).get("vocabulary") or 0
+    args.sine_positions = old.get("sine_positions", args.sine_positions)
     n_params = sum(p.numel() for p in model.parameters())
     write_report(
         model, cfg, corpus, tok, args, stream, n_params, old.get("train_seconds", 0)
