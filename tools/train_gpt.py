@@ -445,7 +445,9 @@ def train(args, corpus, tok):
         xb = torch.tensor(
             [
                 copy_window(
-                    COPY_WINDOW, COPY_RUNS, frequent if args.copy_vocab else None
+                    args.copy_window,
+                    tuple(args.copy_runs),
+                    frequent if args.copy_vocab else None,
                 )
                 for _ in range(COPY_BATCH)
             ]
@@ -601,8 +603,8 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
             "steps": args.copy_steps,
             "copying_from_step": getattr(args, "copying_from", None),
             "batch": COPY_BATCH,
-            "window": COPY_WINDOW,
-            "runs": list(COPY_RUNS),
+            "window": args.copy_window,
+            "runs": list(args.copy_runs),
             "learning_rate": COPY_LR,
             "gap": args.copy_gap,
             "vocabulary": args.copy_vocab or None,
@@ -684,6 +686,8 @@ def main():
         default=0,
         help="phase 1's runs from the N most frequent tokens (data/README.md, gpt/)",
     )
+    ap.add_argument("--copy-window", type=int, default=COPY_WINDOW)
+    ap.add_argument("--copy-runs", type=int, nargs=2, default=list(COPY_RUNS))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
     ap.add_argument("--checkpoint-every", type=int, default=500)
@@ -745,6 +749,8 @@ def report_only(args, corpus):
     args.copying_from = old.get("copy_phase", {}).get("copying_from_step")
     args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
     args.copy_gap = old.get("copy_phase", {}).get("gap", args.copy_gap)
+    args.copy_window = old.get("copy_phase", {}).get("window", args.copy_window)
+    args.copy_runs = old.get("copy_phase", {}).get("runs", args.copy_runs)
     args.copy_vocab = old.get("copy_phase", {}).get("vocabulary") or 0
     args.sine_positions = old.get("sine_positions", args.sine_positions)
     n_params = sum(p.numel() for p in model.parameters())
