@@ -389,6 +389,12 @@ def train(args, corpus, tok):
     )
 
     model = build_model(torch, cfg)
+    if args.init:  # a pilot continuing from another run's weights (not the optimiser)
+        from safetensors.torch import load_file
+
+        ours = {v: k for k, v in hf_names(model).items()}
+        weights = load_file(str(Path(args.init) / "model.safetensors"))
+        model.load_state_dict({ours[k]: v.float() for k, v in weights.items()})
     n_params = sum(p.numel() for p in model.parameters())
     print(f"parameters: {n_params:,}", flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "wpe" not in n]
@@ -688,6 +694,7 @@ def main():
     )
     ap.add_argument("--copy-window", type=int, default=COPY_WINDOW)
     ap.add_argument("--copy-runs", type=int, nargs=2, default=list(COPY_RUNS))
+    ap.add_argument("--init", help="start from this folder's weights (pilots only)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
     ap.add_argument("--checkpoint-every", type=int, default=500)
