@@ -406,7 +406,7 @@ def train(args, corpus, tok):
             {"params": decay, "weight_decay": WEIGHT_DECAY},
             {"params": no_decay, "weight_decay": 0.0},
         ],
-        lr=LR,
+        lr=args.lr,
         betas=(0.9, 0.95),
     )
 
@@ -469,9 +469,9 @@ def train(args, corpus, tok):
 
     def lr_at(step):
         if step < WARMUP:
-            return LR * (step + 1) / WARMUP
+            return args.lr * (step + 1) / WARMUP
         frac = (step - WARMUP) / max(1, args.steps - WARMUP)
-        return LR * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
+        return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
 
     @torch.no_grad()
     def measure():
@@ -605,6 +605,7 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
         "parameters": n_params,
         "threads": args.threads,
         "batch": BATCH,
+        "learning_rate": args.lr,
         "copy_phase": {
             "steps": args.copy_steps,
             "copying_from_step": getattr(args, "copying_from", None),
@@ -673,6 +674,7 @@ def export(model, cfg, out, n_params):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=STEPS)
+    ap.add_argument("--lr", type=float, default=LR, help="peak learning rate")
     ap.add_argument("--copy-steps", type=int, default=COPY_STEPS)
     ap.add_argument("--copy-rows", type=int, default=COPY_ROWS)
     ap.add_argument(
@@ -756,6 +758,7 @@ def report_only(args, corpus):
     args.copying_from = old.get("copy_phase", {}).get("copying_from_step")
     args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
     args.copy_gap = old.get("copy_phase", {}).get("gap", args.copy_gap)
+    args.lr = old.get("learning_rate", args.lr)
     args.copy_window = old.get("copy_phase", {}).get("window", args.copy_window)
     args.copy_runs = old.get("copy_phase", {}).get("runs", args.copy_runs)
     args.copy_vocab = old.get("copy_phase", {}).get("vocabulary") or 0
