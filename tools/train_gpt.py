@@ -431,6 +431,8 @@ def train(args, corpus, tok):
         can be told from the positions: only the tokens show it."""
         V = cfg["vocab_size"]
         out = [0]
+        if args.copy_prefix:  # --copy-prefix N: 0..N random tokens open the window
+            out += list(rng.integers(1, V, size=rng.integers(0, args.copy_prefix + 1)))
         while len(out) < length + 1:
             n = rng.integers(runs[0], runs[1] + 1)
             if pool is None:
@@ -614,6 +616,7 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
             "runs": list(args.copy_runs),
             "learning_rate": COPY_LR,
             "gap": args.copy_gap,
+            "prefix": args.copy_prefix,
             "vocabulary": args.copy_vocab or None,
         },
         "sine_positions": args.sine_positions,
@@ -694,6 +697,12 @@ def main():
         default=0,
         help="phase 1's runs from the N most frequent tokens (data/README.md, gpt/)",
     )
+    ap.add_argument(
+        "--copy-prefix",
+        type=int,
+        default=0,
+        help="0..N random tokens at the start of each copying window",
+    )
     ap.add_argument("--copy-window", type=int, default=COPY_WINDOW)
     ap.add_argument("--copy-runs", type=int, nargs=2, default=list(COPY_RUNS))
     ap.add_argument("--init", help="start from this folder's weights (pilots only)")
@@ -758,6 +767,7 @@ def report_only(args, corpus):
     args.copying_from = old.get("copy_phase", {}).get("copying_from_step")
     args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
     args.copy_gap = old.get("copy_phase", {}).get("gap", args.copy_gap)
+    args.copy_prefix = old.get("copy_phase", {}).get("prefix", args.copy_prefix)
     args.lr = old.get("learning_rate", args.lr)
     args.copy_window = old.get("copy_phase", {}).get("window", args.copy_window)
     args.copy_runs = old.get("copy_phase", {}).get("runs", args.copy_runs)
