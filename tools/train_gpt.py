@@ -357,6 +357,15 @@ def hf_names(model) -> dict:
     return out
 
 
+def load_weights(model, folder) -> None:
+    """Load ``folder/model.safetensors`` (GPT-2's names) into our model."""
+    from safetensors.torch import load_file
+
+    ours = {v: k for k, v in hf_names(model).items()}
+    weights = load_file(str(Path(folder) / "model.safetensors"))
+    model.load_state_dict({ours[k]: v.float() for k, v in weights.items()})
+
+
 def hf_state_dict(model):
     """The weights under GPT-2's names, float32."""
     names = hf_names(model)
@@ -390,11 +399,7 @@ def train(args, corpus, tok):
 
     model = build_model(torch, cfg)
     if args.init:  # a pilot continuing from another run's weights (not the optimiser)
-        from safetensors.torch import load_file
-
-        ours = {v: k for k, v in hf_names(model).items()}
-        weights = load_file(str(Path(args.init) / "model.safetensors"))
-        model.load_state_dict({ours[k]: v.float() for k, v in weights.items()})
+        load_weights(model, args.init)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"parameters: {n_params:,}", flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "wpe" not in n]
@@ -420,15 +425,19 @@ def train(args, corpus, tok):
 
     # --copy-vocab N: phase 1 draws its runs from the N most frequent tokens
     # of the plays (phase 2's copying rows still use the whole vocabulary).
-    counts = np.bincount(stream, minlength=cfg["vocab_size"])
-    counts[0] = 0
-    frequent = np.argsort(-counts, kind="stable")[: args.copy_vocab or None]
+    frequent = None
+    if args.copy_vocab:
+        counts = np.bincount(stream, minlength=cfg["vocab_size"])
+        counts[0] = 0
+        frequent = np.argsort(-counts, kind="stable")[: args.copy_vocab]
 
     def copy_window(length, runs, pool=None):
         """BOS, then random runs of ``runs`` tokens, each twice: (length + 1,).
-        With ``--copy-gap G`` each copy is preceded by 0..G random filler tokens,
-        so neither the distance between the copies nor where the second begins
-        can be told from the positions: only the tokens show it."""
+        Runs are drawn from ``pool`` (token ids) if given, else from the whole
+        vocabulary. ``--copy-prefix N`` opens the window with 0..N random
+        tokens, ``--copy-gap G`` puts 0..G before each copy: then neither where
+        a copy begins nor how far back its first copy lies can be told from the
+        positions, only from the tokens."""
         V = cfg["vocab_size"]
         out = [0]
         if args.copy_prefix:  # --copy-prefix N: 0..N random tokens open the window
@@ -452,11 +461,7 @@ def train(args, corpus, tok):
     def copy_batch(step):
         xb = torch.tensor(
             [
-                copy_window(
-                    args.copy_window,
-                    tuple(args.copy_runs),
-                    frequent if args.copy_vocab else None,
-                )
+                copy_window(args.copy_window, tuple(args.copy_runs), frequent)
                 for _ in range(COPY_BATCH)
             ]
         )
@@ -742,7 +747,6 @@ def report_only(args, corpus):
     """Load ``--out``'s weights into the training model and write report.json again
     (keeping the training time and steps of the report already there)."""
     import torch
-    from safetensors.torch import load_file
     from tokenizers import Tokenizer
 
     out = Path(args.out)
@@ -754,24 +758,22 @@ def report_only(args, corpus):
     )
     cfg = dict(CONFIG, vocab_size=tok.get_vocab_size())
     model = build_model(torch, cfg)
-    ours = {v: k for k, v in hf_names(model).items()}
-    model.load_state_dict(
-        {ours[k]: v for k, v in load_file(str(out / "model.safetensors")).items()}
-    )
+    load_weights(model, out)
     stream = []
     for text in corpus["train"].values():
         stream += [0] + tok.encode(text).ids
     args.steps = old.get("steps", args.steps)
     args.threads = old.get("threads", args.threads)  # of the training run
-    args.copy_steps = old.get("copy_phase", {}).get("steps", args.copy_steps)
-    args.copying_from = old.get("copy_phase", {}).get("copying_from_step")
+    phase = old.get("copy_phase", {})
+    args.copy_steps = phase.get("steps", args.copy_steps)
+    args.copying_from = phase.get("copying_from_step")
+    args.copy_window = phase.get("window", args.copy_window)
+    args.copy_runs = phase.get("runs", args.copy_runs)
+    args.copy_gap = phase.get("gap", args.copy_gap)
+    args.copy_prefix = phase.get("prefix", args.copy_prefix)
+    args.copy_vocab = phase.get("vocabulary") or 0
     args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
-    args.copy_gap = old.get("copy_phase", {}).get("gap", args.copy_gap)
-    args.copy_prefix = old.get("copy_phase", {}).get("prefix", args.copy_prefix)
     args.lr = old.get("learning_rate", args.lr)
-    args.copy_window = old.get("copy_phase", {}).get("window", args.copy_window)
-    args.copy_runs = old.get("copy_phase", {}).get("runs", args.copy_runs)
-    args.copy_vocab = old.get("copy_phase", {}).get("vocabulary") or 0
     args.sine_positions = old.get("sine_positions", args.sine_positions)
     n_params = sum(p.numel() for p in model.parameters())
     write_report(
