@@ -280,6 +280,7 @@ def build_model(torch, cfg):
             self.c_attn, self.attn_proj = Conv1D(d, 3 * d), Conv1D(d, d)
             self.c_fc, self.mlp_proj = Conv1D(d, 4 * d), Conv1D(4 * d, d)
             self.drop = nn.Dropout(DROPOUT)
+            self.guide, self.aux = None, None  # --guide-prev: this head's index
             std = 0.02 / math.sqrt(2 * cfg["n_layer"])
             nn.init.normal_(self.attn_proj.weight, std=std)
             nn.init.normal_(self.mlp_proj.weight, std=std)
@@ -289,6 +290,16 @@ def build_model(torch, cfg):
             q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=-1)
             q, k, v = (t.view(B, T, h, d // h).transpose(1, 2) for t in (q, k, v))
             att = None
+            if self.guide is not None and self.training:
+                # --guide-prev: cross-entropy of this head's row p against key
+                # p - 1, for p >= 1 (an auxiliary loss, not part of the model)
+                g = self.guide
+                s = (q[:, g] @ k[:, g].transpose(-1, -2)) / math.sqrt(d // h)
+                s = s.masked_fill(
+                    ~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")
+                )
+                p = torch.arange(1, T)
+                self.aux = -s.log_softmax(-1)[:, p, p - 1].mean()
             if want_att:
                 s = (q @ k.transpose(-1, -2)) / math.sqrt(d // h)
                 s = s.masked_fill(
@@ -539,17 +550,27 @@ def train(args, corpus, tok):
             for g in optimizer.param_groups:
                 g["lr"] = lr_of(k)
             x, y = make_batch(k)
+            guided = args.guide_prev and step < args.guide_steps
+            if args.guide_prev:
+                model.h[args.guide_prev[0]].guide = (
+                    args.guide_prev[1] if guided else None
+                )
             logits, _ = model(x)
             loss = torch.nn.functional.cross_entropy(
                 logits.reshape(-1, cfg["vocab_size"]), y.reshape(-1)
             )
+            if guided:
+                loss = loss + args.guide_weight * model.h[args.guide_prev[0]].aux
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
-            running = (
-                loss.item() if running is None else 0.98 * running + 0.02 * loss.item()
+            ce = loss.item() - (
+                args.guide_weight * model.h[args.guide_prev[0]].aux.item()
+                if guided
+                else 0.0
             )
+            running = ce if running is None else 0.98 * running + 0.02 * ce
             if args.checkpoint_every and k and k % args.checkpoint_every == 0:
                 export(model, cfg, args.out, n_params)
             if stop is not None and stop(k + 1, running):
@@ -625,6 +646,11 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
             "vocabulary": args.copy_vocab or None,
         },
         "sine_positions": args.sine_positions,
+        "guide_prev": {
+            "head": args.guide_prev or None,
+            "weight": args.guide_weight,
+            "steps": args.guide_steps,
+        },
         "copy_rows_per_batch": args.copy_rows,
         "training_tokens": int(len(stream)),
         "edition": "modern spelling (*_gut.txt)",
@@ -710,6 +736,20 @@ def main():
     )
     ap.add_argument("--copy-window", type=int, default=COPY_WINDOW)
     ap.add_argument("--copy-runs", type=int, nargs=2, default=list(COPY_RUNS))
+    ap.add_argument(
+        "--guide-prev",
+        type=int,
+        nargs=2,
+        metavar=("LAYER", "HEAD"),
+        help="auxiliary loss that makes this head attend to the previous token",
+    )
+    ap.add_argument("--guide-weight", type=float, default=1.0)
+    ap.add_argument(
+        "--guide-steps",
+        type=int,
+        default=10**9,
+        help="drop --guide-prev after this many steps (counted over both phases)",
+    )
     ap.add_argument("--init", help="start from this folder's weights (pilots only)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
@@ -775,6 +815,10 @@ def report_only(args, corpus):
     args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
     args.lr = old.get("learning_rate", args.lr)
     args.sine_positions = old.get("sine_positions", args.sine_positions)
+    guide = old.get("guide_prev", {})
+    args.guide_prev = guide.get("head")
+    args.guide_weight = guide.get("weight", args.guide_weight)
+    args.guide_steps = guide.get("steps", args.guide_steps)
     n_params = sum(p.numel() for p in model.parameters())
     write_report(
         model, cfg, corpus, tok, args, stream, n_params, old.get("train_seconds", 0)
