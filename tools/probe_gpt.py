@@ -14,8 +14,15 @@ FOLDER is a Hugging Face GPT-2 folder (default ``data/gpt``; a pilot of
 * the same 40-token repeat after 0, 5, 15 and 30 random tokens: an induction
   head finds the earlier occurrence wherever it is, while a copy by position
   (pilots R, G4 and W2 of data/README.md) fails once the repeat moves;
-* with ``--heads``, the second copy of 40-token repeats with each head ablated
-  in turn, to find where a copying circuit lives.
+  For each, the best prefix-matching score in every layer on that very
+  sequence (a layer-0 head that scores high copies by distance: no layer-0
+  head can see which token followed an earlier occurrence);
+* with ``--heads``, the second copy of those repeats (after
+  ``--ablate-prefix`` random tokens) with each head ablated in turn, to find
+  where a copying circuit lives.
+
+Pilots trained on short windows (A3 of data/README.md) are probed inside
+them: ``--lengths 8 12 --check 12 --prefixes 0 6 --ablate-prefix 6``.
 """
 
 import argparse
@@ -49,10 +56,31 @@ def copy_losses(model, length, prefix=0, ablate=None, seeds=SEEDS):
     return float(np.mean(first)), float(np.mean(second))
 
 
+def prefix_matching(model, length, prefix=0, seeds=SEEDS):
+    """(n_layers, n_heads): the mean weight from each token of the second copy
+    on the token that followed its first occurrence, on the sequences of
+    :func:`copy_losses` (``gpt.prefix_matching_scores`` with a prefix)."""
+    j = np.arange(length - 1)
+    o = 1 + prefix
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        r = rng.integers(1, model.vocab_size, size=length)
+        p = rng.integers(1, model.vocab_size, size=prefix)
+        ids = np.concatenate([[gpt.BOS], p, r, r]).astype(np.int64)
+        A = model.run(ids).attention  # (layers, heads, n, n)
+        out.append(A[..., o + length + j, o + 1 + j].mean(axis=-1))
+    return np.mean(out, axis=0)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("folder", nargs="?", default=str(ROOT / "data" / "gpt"))
     ap.add_argument("--heads", action="store_true", help="ablate each head in turn")
+    ap.add_argument("--lengths", type=int, nargs="+", default=[20, 40, 60])
+    ap.add_argument("--check", type=int, default=40, help="repeat length of the checks")
+    ap.add_argument("--prefixes", type=int, nargs="+", default=[0, 5, 15, 30])
+    ap.add_argument("--ablate-prefix", type=int, default=0)
     args = ap.parse_args()
     model = gpt.load(args.folder)
     np.set_printoptions(precision=3, suppress=True, linewidth=120)
@@ -64,21 +92,31 @@ def main():
         print(f"{kind:>15}: layer {layer} head {head}, {scores[kind][layer, head]:.3f}")
     ind = named["induction"]
     print("\nrepeat  first  second  ratio  second, induction head ablated")
-    for length in (20, 40, 60):
+    for length in args.lengths:
         a, b = copy_losses(model, length)
         _, c = copy_losses(model, length, ablate={ind})
         print(f"{length:6d} {a:6.2f} {b:7.2f} {b / a:6.2f}  {c:.2f} (x{c / b:.2f})")
-    print("\n40-token repeat after a random prefix:")
-    for prefix in (0, 5, 15, 30):
-        a, b = copy_losses(model, 40, prefix)
+    L = args.check
+    print(f"\n{L}-token repeat after a random prefix:")
+    for prefix in args.prefixes:
+        a, b = copy_losses(model, L, prefix)
+        pm = prefix_matching(model, L, prefix)
+        best = ", ".join(
+            f"{pm[la].max():.2f} (head {pm[la].argmax()})" for la in range(len(pm))
+        )
         print(f"  prefix {prefix:2d}: first {a:.2f}, second {b:.2f} ({b / a:.2f})")
+        chance = 1 / (L + prefix + 1)
+        print(f"    best prefix matching per layer: {best}; chance {chance:.3f}")
     if args.heads:
-        seeds = SEEDS[:6]
-        base = copy_losses(model, 40, seeds=seeds)[1]
-        print(f"\nsecond copy of 40-token repeats ({base:.2f}) with one head ablated:")
+        seeds, P = SEEDS[:6], args.ablate_prefix
+        base = copy_losses(model, L, P, seeds=seeds)[1]
+        print(
+            f"\nsecond copy of {L}-token repeats after {P} random tokens ({base:.2f})"
+            " with one head ablated:"
+        )
         for layer in range(model.n_layers):
             row = [
-                copy_losses(model, 40, ablate={(layer, h)}, seeds=seeds)[1]
+                copy_losses(model, L, P, ablate={(layer, h)}, seeds=seeds)[1]
                 for h in range(model.n_heads)
             ]
             print(f"  layer {layer}: " + "  ".join(f"{x:5.2f}" for x in row))
