@@ -451,6 +451,9 @@ def train(args, corpus, tok):
         positions, only from the tokens."""
         V = cfg["vocab_size"]
         out = [0]
+        if args.copy_bag:  # --copy-bag K: K random tokens, drawn again and again
+            bag = rng.integers(1, V, size=args.copy_bag)
+            return out + list(bag[rng.integers(0, args.copy_bag, size=length)])
         if args.copy_prefix:  # --copy-prefix N: 0..N random tokens open the window
             out += list(rng.integers(1, V, size=rng.integers(0, args.copy_prefix + 1)))
         while len(out) < length + 1:
@@ -644,6 +647,7 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
             "gap": args.copy_gap,
             "prefix": args.copy_prefix,
             "vocabulary": args.copy_vocab or None,
+            "bag": args.copy_bag or None,
         },
         "sine_positions": args.sine_positions,
         "guide_prev": {
@@ -734,6 +738,13 @@ def main():
         default=0,
         help="0..N random tokens at the start of each copying window",
     )
+    ap.add_argument(
+        "--copy-bag",
+        type=int,
+        default=0,
+        help="phase 1's windows: K random tokens drawn in random order, over and "
+        "over (a head that copies whatever it attends to pays at once)",
+    )
     ap.add_argument("--copy-window", type=int, default=COPY_WINDOW)
     ap.add_argument("--copy-runs", type=int, nargs=2, default=list(COPY_RUNS))
     ap.add_argument(
@@ -812,6 +823,7 @@ def report_only(args, corpus):
     args.copy_gap = phase.get("gap", args.copy_gap)
     args.copy_prefix = phase.get("prefix", args.copy_prefix)
     args.copy_vocab = phase.get("vocabulary") or 0
+    args.copy_bag = phase.get("bag") or 0
     args.copy_rows = old.get("copy_rows_per_batch", args.copy_rows)
     args.lr = old.get("learning_rate", args.lr)
     args.sine_positions = old.get("sine_positions", args.sine_positions)
