@@ -13,10 +13,10 @@ FOLDER is a Hugging Face GPT-2 folder (default ``data/gpt``; a pilot of
   induction head ablated (bar: >= 1.5 times);
 * the same 40-token repeat after 0, 5, 15 and 30 random tokens: an induction
   head finds the earlier occurrence wherever it is, while a copy by position
-  (pilots R, G4 and W2 of data/README.md) fails once the repeat moves;
-  For each, the best prefix-matching score in every layer on that very
-  sequence (a layer-0 head that scores high copies by distance: no layer-0
-  head can see which token followed an earlier occurrence);
+  (pilots R, G4 and W2 of data/README.md) fails once the repeat moves. With
+  each, the best prefix-matching score in every layer on those sequences (a
+  layer-0 head that scores high copies by distance: no layer-0 head can see
+  which token followed an earlier occurrence);
 * with ``--heads``, the second copy of those repeats (after
   ``--ablate-prefix`` random tokens) with each head ablated in turn, to find
   where a copying circuit lives.
@@ -39,16 +39,22 @@ from helpers.models import gpt  # noqa: E402
 SEEDS = range(777000, 777010)
 
 
+def repeat_ids(model, length, prefix, seed):
+    """BOS, ``prefix`` random tokens, then ``length`` random tokens written
+    twice: (1 + prefix + 2 length,) ids, from ``default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    r = rng.integers(1, model.vocab_size, size=length)
+    p = rng.integers(1, model.vocab_size, size=prefix)
+    return np.concatenate([[gpt.BOS], p, r, r]).astype(np.int64)
+
+
 def copy_losses(model, length, prefix=0, ablate=None, seeds=SEEDS):
     """Mean loss (nats) on the first and the second copy of ``length`` random
     tokens written twice after BOS and ``prefix`` random tokens; the first
     copy's first token (unpredictable by anything) is left out."""
     first, second = [], []
     for seed in seeds:
-        rng = np.random.default_rng(seed)
-        r = rng.integers(1, model.vocab_size, size=length)
-        p = rng.integers(1, model.vocab_size, size=prefix)
-        ids = np.concatenate([[gpt.BOS], p, r, r]).astype(np.int64)
+        ids = repeat_ids(model, length, prefix, seed)
         loss = model.run(ids, ablate=ablate).loss_per_position()  # (n - 1,)
         o = 1 + prefix  # position of the first copy's first token
         first.append(loss[o : o + length - 1].mean())
@@ -57,20 +63,20 @@ def copy_losses(model, length, prefix=0, ablate=None, seeds=SEEDS):
 
 
 def prefix_matching(model, length, prefix=0, seeds=SEEDS):
-    """(n_layers, n_heads): the mean weight from each token of the second copy
-    on the token that followed its first occurrence, on the sequences of
-    :func:`copy_losses` (``gpt.prefix_matching_scores`` with a prefix)."""
-    j = np.arange(length - 1)
-    o = 1 + prefix
-    out = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        r = rng.integers(1, model.vocab_size, size=length)
-        p = rng.integers(1, model.vocab_size, size=prefix)
-        ids = np.concatenate([[gpt.BOS], p, r, r]).astype(np.int64)
-        A = model.run(ids).attention  # (layers, heads, n, n)
-        out.append(A[..., o + length + j, o + 1 + j].mean(axis=-1))
-    return np.mean(out, axis=0)
+    """(n_layers, n_heads): ``gpt.prefix_matching_scores`` on the sequences of
+    :func:`copy_losses`; cutting off the ``prefix`` leaves the layout it scores."""
+    return np.mean(
+        [
+            gpt.prefix_matching_scores(
+                model.run(repeat_ids(model, length, prefix, s)).attention[
+                    ..., prefix:, prefix:
+                ],
+                length,
+            )
+            for s in seeds
+        ],
+        axis=0,
+    )
 
 
 def main():

@@ -290,22 +290,21 @@ def build_model(torch, cfg):
             q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=-1)
             q, k, v = (t.view(B, T, h, d // h).transpose(1, 2) for t in (q, k, v))
             att = None
+
+            def causal_scores(q, k):  # (..., T, dh) -> (..., T, T), -inf above
+                s = (q @ k.transpose(-1, -2)) / math.sqrt(d // h)
+                return s.masked_fill(
+                    ~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")
+                )
+
             if self.guide is not None and self.training:
                 # --guide-prev: cross-entropy of this head's row p against key
                 # p - 1, for p >= 1 (an auxiliary loss, not part of the model)
-                g = self.guide
-                s = (q[:, g] @ k[:, g].transpose(-1, -2)) / math.sqrt(d // h)
-                s = s.masked_fill(
-                    ~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")
-                )
-                p = torch.arange(1, T)
-                self.aux = -s.log_softmax(-1)[:, p, p - 1].mean()
+                g, p = self.guide, torch.arange(1, T)
+                logp = causal_scores(q[:, g], k[:, g]).log_softmax(-1)
+                self.aux = -logp[:, p, p - 1].mean()
             if want_att:
-                s = (q @ k.transpose(-1, -2)) / math.sqrt(d // h)
-                s = s.masked_fill(
-                    ~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf")
-                )
-                att = s.softmax(-1)
+                att = causal_scores(q, k).softmax(-1)
                 y = att @ v
             else:
                 y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
@@ -553,27 +552,24 @@ def train(args, corpus, tok):
             for g in optimizer.param_groups:
                 g["lr"] = lr_of(k)
             x, y = make_batch(k)
-            guided = args.guide_prev and step < args.guide_steps
+            guided = bool(args.guide_prev) and step < args.guide_steps
             if args.guide_prev:
                 model.h[args.guide_prev[0]].guide = (
                     args.guide_prev[1] if guided else None
                 )
             logits, _ = model(x)
-            loss = torch.nn.functional.cross_entropy(
+            ce = torch.nn.functional.cross_entropy(
                 logits.reshape(-1, cfg["vocab_size"]), y.reshape(-1)
             )
+            loss = ce
             if guided:
-                loss = loss + args.guide_weight * model.h[args.guide_prev[0]].aux
+                loss = ce + args.guide_weight * model.h[args.guide_prev[0]].aux
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
-            ce = loss.item() - (
-                args.guide_weight * model.h[args.guide_prev[0]].aux.item()
-                if guided
-                else 0.0
-            )
-            running = ce if running is None else 0.98 * running + 0.02 * ce
+            c = ce.item()  # the running loss is the model's, without the guide
+            running = c if running is None else 0.98 * running + 0.02 * c
             if args.checkpoint_every and k and k % args.checkpoint_every == 0:
                 export(model, cfg, args.out, n_params)
             if stop is not None and stop(k + 1, running):
