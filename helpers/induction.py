@@ -1,0 +1,219 @@
+"""Finding an induction head by measurement (lesson 13).
+
+Everything here works on any model of :mod:`helpers.models.gpt` (lesson 11's
+Shakespeare GPT, or lesson 13's small attention-only model in
+``data/induction/``) and returns numbers; :mod:`helpers.inductionplots`
+draws them.
+
+The test text is a random sequence written twice: ``<|endoftext|>``, then
+``prefix`` random tokens, then ``length`` random tokens ``r``, then ``r``
+again (:func:`repeated_ids`). Only copying can predict the second copy. Of
+each copy, the first token is a surprise whatever the model does, so the
+copy losses (:func:`copy_losses`) average the other ``length - 1``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+
+from helpers.models import gpt
+from helpers.models.gpt import layer_norm
+
+__all__ = [
+    "FOLDER",
+    "chance_prefix_matching",
+    "copy_losses",
+    "direct_logit_attribution",
+    "head_outputs",
+    "k_composition",
+    "k_composition_baseline",
+    "load",
+    "prefix_matching",
+    "previous_token",
+    "repeated_ids",
+    "report",
+    "training_log",
+]
+
+FOLDER = Path(__file__).resolve().parents[1] / "data" / "induction"
+
+
+# -- the model and its files ---------------------------------------------------
+def load(path=None) -> gpt.GPT:
+    """Lesson 13's attention-only model from ``data/induction/`` (or ``path``)."""
+    return gpt.load(path or FOLDER)
+
+
+@functools.lru_cache(maxsize=2)
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def report(path=None) -> dict:
+    """``report.json``: the training recipe and the heads named by measurement
+    (``induction_head``: ``[layer, head]``; ``previous_token_heads``)."""
+    return dict(_read_json(Path(path or FOLDER) / "report.json"))
+
+
+def training_log(path=None) -> dict:
+    """``training_log.csv`` as ``{column: (n_rows,) array}``: ``step``,
+    ``train_loss``, ``copy1_loss``, ``copy2_loss``, and per head ``prev_L_H``
+    and ``pm_L_H`` (previous-token and prefix-matching scores)."""
+    lines = (Path(path or FOLDER) / "training_log.csv").read_text().split()
+    names = lines[0].split(",")
+    rows = np.array([[float(x) for x in line.split(",")] for line in lines[1:]])
+    return {name: rows[:, k] for k, name in enumerate(names)}
+
+
+# -- the test text ----------------------------------------------------------------
+def repeated_ids(vocab_size: int, length: int, prefix: int = 0, seed: int = 0):
+    """``<|endoftext|>``, ``prefix`` random ids, then ``length`` random ids
+    written twice; all drawn from ``1 .. vocab_size - 1`` with
+    ``default_rng(seed)``. Returns ``(ids, start)``: ids ``(1 + prefix + 2
+    length,)`` and ``start``, the position of the first copy's first token."""
+    rng = np.random.default_rng(seed)
+    p = rng.integers(1, vocab_size, size=prefix)
+    r = rng.integers(1, vocab_size, size=length)
+    ids = np.concatenate([[gpt.BOS], p, r, r]).astype(np.int64)
+    return ids, 1 + prefix
+
+
+def copy_losses(loss: np.ndarray, start: int, length: int) -> tuple[float, float]:
+    """Mean loss on the first and on the second copy, from a run's
+    ``loss_per_position()`` ``(n - 1,)`` (``loss[t]`` predicts token ``t + 1``).
+    Each copy's first token is left out: it is random either way."""
+    first = loss[start : start + length - 1]
+    second = loss[start + length : start + 2 * length - 1]
+    return float(first.mean()), float(second.mean())
+
+
+# -- scores that find heads --------------------------------------------------------
+def previous_token(attention: np.ndarray) -> np.ndarray:
+    """Previous-token score: the mean weight of query ``i`` on key ``i - 1``,
+    over ``i = 1 .. n - 1``. attention ``(..., n, n)`` -> ``(...)``."""
+    i = np.arange(1, attention.shape[-1])
+    return attention[..., i, i - 1].mean(axis=-1)
+
+
+def prefix_matching(attention: np.ndarray, start: int, length: int) -> np.ndarray:
+    """Prefix-matching score on a repeated sequence: the mean weight of each
+    second-copy query ``start + length + j`` on key ``start + j + 1``, the
+    token that *followed* the same token in the first copy, over
+    ``j = 0 .. length - 2``. attention ``(..., n, n)`` -> ``(...)``."""
+    j = np.arange(length - 1)
+    return attention[..., start + length + j, start + j + 1].mean(axis=-1)
+
+
+def chance_prefix_matching(start: int, length: int) -> float:
+    """What :func:`prefix_matching` gives for a head that spreads each row
+    evenly over the keys it may see (query ``q`` sees ``q + 1`` keys)."""
+    q = start + length + np.arange(length - 1)
+    return float(np.mean(1.0 / (q + 1)))
+
+
+# -- K-composition ---------------------------------------------------------------
+def _head_maps(model: gpt.GPT, layer: int, head: int):
+    """``W_Q, W_K, W_V`` ``(d_model, d_head)`` with ``ln_1``'s gain folded in,
+    and ``W_O`` ``(d_head, d_model)``: the head's slice of ``attn.c_proj``."""
+    w = model.head_weights(layer, head)
+    g = model.blocks[layer]["ln_1.weight"][:, None]
+    s = slice(head * model.d_head, (head + 1) * model.d_head)
+    W_O = model.blocks[layer]["attn.c_proj.weight"][s]
+    return g * w["W_Q"], g * w["W_K"], g * w["W_V"], W_O
+
+
+def _k_comp(W_Q, W_K, W_V, W_O) -> float:
+    W_QK = W_Q @ W_K.T  # (d, d): score of x_q, x_k is x_q W_QK x_k^T
+    W_OV = W_V @ W_O  # (d, d): what the earlier head adds, y W_OV
+    both = W_QK @ W_OV.T  # keys read the earlier head's output through this
+    norm = np.linalg.norm
+    return float(norm(both) / (norm(W_QK) * norm(W_OV)))
+
+
+def k_composition(model: gpt.GPT, reader, writer) -> float:
+    """How much head ``reader``'s keys read what head ``writer`` wrote
+    (Elhage et al. 2021): ``|W_QK W_OV^T| / (|W_QK| |W_OV|)`` in Frobenius
+    norms, where ``W_QK = W_Q W_K^T`` is the reader's and ``W_OV = W_V W_O``
+    the writer's (``(d_model, d_model)`` each; LayerNorm gains folded in, its
+    centring and scaling left out). Heads are ``(layer, head)``."""
+    W_Q, W_K, _, _ = _head_maps(model, *reader)
+    _, _, W_V, W_O = _head_maps(model, *writer)
+    return _k_comp(W_Q, W_K, W_V, W_O)
+
+
+def k_composition_baseline(model: gpt.GPT, samples: int = 200, seed: int = 0):
+    """The same score for random matrices of the same shapes and the same
+    norms as the model's heads: what composition looks like by chance.
+    Returns ``(samples,)`` scores."""
+    rng = np.random.default_rng(seed)
+    d, dh = model.d_model, model.d_head
+    out = []
+    for _ in range(samples):
+        W_Q, W_K, W_V = (rng.normal(size=(d, dh)) for _ in range(3))
+        W_O = rng.normal(size=(dh, d))
+        out.append(_k_comp(W_Q, W_K, W_V, W_O))
+    return np.array(out)
+
+
+# -- what each head writes ---------------------------------------------------------
+def head_outputs(model: gpt.GPT, ids, ablate=()) -> dict:
+    """Run ``ids`` and split the final residual stream into its parts.
+
+    Returns ``{"parts": (n_parts, n, d_model), "names": [...], "run": Run}``:
+    the embeddings (token + position), each head's output through its slice
+    of ``W_O`` (named ``"L0 H1"``), each layer's ``W_O`` bias and MLP. The
+    parts add up to ``run.hidden[-1]``.
+    """
+    run = model.run(ids, ablate=ablate)
+    ablate = {(int(a), int(b)) for a, b in ablate}
+    n = len(run.ids)
+    parts = [model.wte[run.ids] + model.wpe[:n]]
+    names = ["embeddings"]
+    for layer, b in enumerate(model.blocks):
+        h = run.hidden[layer]
+        q, k, v = model._qkv(b, h)
+        z = run.attention[layer] @ v  # (heads, n, d_head)
+        W_O = b["attn.c_proj.weight"]
+        for hd in range(model.n_heads):
+            s = slice(hd * model.d_head, (hd + 1) * model.d_head)
+            on = (layer, hd) not in ablate
+            parts.append(z[hd] @ W_O[s] if on else np.zeros((n, model.d_model)))
+            names.append(f"L{layer} H{hd}")
+        after_attn = h + sum(parts[-model.n_heads :]) + b["attn.c_proj.bias"]
+        parts.append(np.broadcast_to(b["attn.c_proj.bias"], (n, model.d_model)))
+        names.append(f"L{layer} bias")
+        parts.append(run.hidden[layer + 1] - after_attn)
+        names.append(f"L{layer} MLP")
+    return {"parts": np.stack(parts), "names": names, "run": run}
+
+
+def direct_logit_attribution(model: gpt.GPT, ids, positions=None) -> dict:
+    """Split the logit of the correct next token into what each part of the
+    residual stream adds (direct logit attribution).
+
+    The final LayerNorm's scale is taken from the full residual and held
+    fixed, so the logit is a sum over parts: for part ``c`` at position t,
+    ``((c_t - mean(c_t)) / sigma_t * gamma) . wte[next token]``, plus the
+    LayerNorm's bias term. Returns ``{"names", "per_part": (n_parts, m),
+    "bias": (m,), "logit": (m,)}`` for the ``m`` positions asked
+    (default: all but the last); ``per_part.sum(0) + bias == logit``.
+    """
+    h = head_outputs(model, ids)
+    run, parts = h["run"], h["parts"]
+    n = len(run.ids)
+    t = np.arange(n - 1) if positions is None else np.asarray(positions)
+    target = run.ids[t + 1]
+    gamma, beta = model.ln_f
+    resid = run.hidden[-1][t]
+    sigma = np.sqrt(resid.var(axis=-1) + gpt.LAYER_NORM_EPS)  # (m,)
+    c = parts[:, t]  # (n_parts, m, d)
+    c = (c - c.mean(axis=-1, keepdims=True)) / sigma[:, None] * gamma
+    U = model.wte[target]  # (m, d)
+    per_part = (c * U).sum(axis=-1)
+    bias = U @ beta
+    logit = (layer_norm(resid, gamma, beta) * U).sum(axis=-1)
+    return {"names": h["names"], "per_part": per_part, "bias": bias, "logit": logit}

@@ -1,0 +1,261 @@
+"""Lesson 13: the hand-built circuit, the scores that find heads, and the
+shipped induction model against the bar of its issue.
+
+The model bar (``test_the_shipped_model_*``) uses sequences no other file
+uses (seeds 515000-515039): BOS, 0-23 random tokens, then 8-20 random tokens
+written twice, drawn from ids 1 .. vocab_size - 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import circuits, induction
+from helpers.attention import causal_mask, softmax
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "tests" / "data" / "induction_reference.npz"
+BAR_SEEDS = range(515000, 515040)
+
+
+# -- the hand-built circuit --------------------------------------------------------
+def _hand_repeat(seed, L=8):
+    rng = np.random.default_rng(seed)
+    r = 1 + rng.permutation(len(circuits.HAND_VOCAB) - 1)[:L]
+    return np.concatenate([[0], r, r])
+
+
+def test_hand_circuit_layout_and_shapes():
+    W = circuits.build_circuit(vocab_size=5, n_positions=7)
+    lay = W["layout"]
+    assert lay.d_model == 3 * 5 + 7
+    assert W["W_Q0"].shape == (lay.d_model, 7) and W["W_V0"].shape == (lay.d_model, 5)
+    assert W["W_O1"].shape == (5, lay.d_model) and W["W_U"].shape == (lay.d_model, 5)
+    E = circuits.embed(W, [0, 3, 3])
+    # one-hot token, one-hot position: exactly two ones per row
+    assert E.sum(axis=1).tolist() == [2, 2, 2] and E[1, 3] == 1 and E[2, 5 + 2] == 1
+
+
+def test_hand_previous_token_head_is_the_sub_diagonal():
+    W = circuits.build_circuit()
+    run = circuits.run_circuit(W, _hand_repeat(0))
+    n = len(run.ids)
+    i = np.arange(1, n)
+    assert np.all(run.A0[i, i - 1] > 0.999)
+    assert run.A0[0, 0] == pytest.approx(1.0)  # the first token sees only itself
+    assert np.allclose(run.A0.sum(axis=1), 1.0) and np.all(run.A0[~causal_mask(n)] == 0)
+    # layer 0 writes the previous token into the 'previous' subspace
+    lay = W["layout"]
+    written = run.E1[1:, lay.previous].argmax(axis=1)
+    assert written.tolist() == run.ids[:-1].tolist()
+
+
+def test_hand_circuit_copies_the_second_copy_and_ablation_breaks_it():
+    W = circuits.build_circuit()
+    L = 8
+    for seed in range(5):
+        ids = _hand_repeat(seed, L)
+        run = circuits.run_circuit(W, ids)
+        first, second = induction.copy_losses(run.loss_per_position(), 1, L)
+        assert second < 0.01 and first > 2.0
+        assert induction.prefix_matching(run.A1, 1, L) > 0.99
+        uniform = np.log(len(circuits.HAND_VOCAB))
+        for head in ("previous", "induction"):
+            cut = circuits.run_circuit(W, ids, ablate=(head,))
+            assert induction.copy_losses(cut.loss_per_position(), 1, L)[1] > 0.8 * uniform
+
+
+def test_hand_circuit_rejects_bad_ids():
+    W = circuits.build_circuit(n_positions=4)
+    with pytest.raises(ValueError, match="positions"):
+        circuits.run_circuit(W, [0, 1, 2, 3, 4])
+    with pytest.raises(ValueError, match="token ids"):
+        circuits.run_circuit(W, [0, 99])
+
+
+# -- scores ------------------------------------------------------------------
+def test_prefix_matching_by_hand():
+    # BOS, 1 prefix token, then a b c a b c: start 2, length 3
+    n = 8
+    A = np.zeros((n, n))
+    A[np.arange(n), np.arange(n)] = 1.0
+    A[5, 3] = A[6, 4] = 1.0  # queries a, b of the second copy -> b, c of the first
+    A[5, 5] = A[6, 6] = 0.0
+    assert induction.prefix_matching(A, 2, 3) == pytest.approx(1.0)
+    A[6, 4], A[6, 6] = 0.5, 0.5
+    assert induction.prefix_matching(A, 2, 3) == pytest.approx(0.75)
+    stacked = np.stack([A, np.eye(n)])
+    assert induction.prefix_matching(stacked, 2, 3).tolist() == pytest.approx([0.75, 0])
+
+
+def test_chance_levels_match_uniform_heads():
+    n, start, L = 1 + 5 + 2 * 9, 6, 9
+    uniform = np.where(causal_mask(n), 1.0, 0.0)
+    uniform /= uniform.sum(axis=1, keepdims=True)
+    assert induction.prefix_matching(uniform, start, L) == pytest.approx(
+        induction.chance_prefix_matching(start, L))
+    prev = induction.previous_token(uniform)
+    assert prev == pytest.approx(np.mean(1.0 / (np.arange(1, n) + 1)))
+
+
+def test_copy_losses_leave_out_each_copys_first_token():
+    loss = np.arange(20, dtype=float)  # loss[t] predicts token t + 1
+    first, second = induction.copy_losses(loss, 3, 5)
+    assert first == np.mean([3, 4, 5, 6]) and second == np.mean([8, 9, 10, 11])
+
+
+def test_repeated_ids():
+    ids, start = induction.repeated_ids(50, 6, 3, seed=1)
+    assert ids[0] == 0 and start == 4 and len(ids) == 16
+    assert ids[start:start + 6].tolist() == ids[start + 6:].tolist()
+    assert ids[1:].min() >= 1 and ids.max() < 50
+
+
+# -- the shipped model ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def model():
+    return induction.load()
+
+
+@pytest.fixture(scope="module")
+def report():
+    return induction.report()
+
+
+def _bar_losses(model, prefix, ablate=()):
+    first, second = [], []
+    rng = np.random.default_rng(prefix)
+    for seed in BAR_SEEDS:
+        L = int(np.random.default_rng(seed).integers(8, 21))
+        ids, start = induction.repeated_ids(model.vocab_size, L, prefix, seed)
+        loss = model.run(ids, ablate=ablate).loss_per_position()
+        # the bar's own definition: the whole second copy against the first
+        # copy without its first token (random either way)
+        first.append(loss[start:start + L - 1].mean())
+        second.append(loss[start + L - 1:start + 2 * L - 1].mean())
+    del rng
+    return float(np.mean(first)), float(np.mean(second))
+
+
+def test_the_shipped_model_is_small_and_attention_only(model):
+    folder = induction.FOLDER
+    assert (folder / "model.safetensors").stat().st_size < 5 * 2**20
+    assert 2 <= model.n_layers <= 4 and model.d_model <= 256 and model.context >= 64
+    for b in model.blocks:
+        assert not b["mlp.c_fc.weight"].any() and not b["mlp.c_proj.weight"].any()
+        assert not b["mlp.c_proj.bias"].any()
+    assert model.piece(0) == "<|endoftext|>"
+    words = [model.piece(i) for i in range(1, model.vocab_size)]
+    assert all(w.isalpha() for w in words) and len(set(words)) == len(words)
+
+
+@pytest.mark.parametrize("prefix", [0, 5, 11, 17, 23])
+def test_the_shipped_model_copies_at_every_prefix(model, prefix):
+    first, second = _bar_losses(model, prefix)
+    assert second <= 0.3 * first, (prefix, first, second)
+
+
+def _bar_scores(model):
+    prev, pm = [], []
+    for seed in BAR_SEEDS[:20]:
+        rng = np.random.default_rng(seed)
+        L, P = int(rng.integers(8, 21)), int(rng.integers(0, 24))
+        ids, start = induction.repeated_ids(model.vocab_size, L, P, seed)
+        A = model.run(ids).attention
+        prev.append(induction.previous_token(A))
+        pm.append(induction.prefix_matching(A, start, L))
+    return np.mean(prev, axis=0), np.mean(pm, axis=0)
+
+
+def test_the_shipped_model_names_its_heads_by_measurement(model, report):
+    prev, pm = _bar_scores(model)
+    best = tuple(int(i) for i in np.unravel_index(pm.argmax(), pm.shape))
+    assert best == tuple(report["induction_head"]) and best[0] >= 1
+    assert pm[best] >= 0.3
+    assert prev[0].max() >= 0.4
+    named_prev = [tuple(h) for h in report["previous_token_heads"]]
+    assert named_prev and all(la == 0 for la, _ in named_prev)
+    assert int(prev[0].argmax()) in [h for _, h in named_prev]
+
+
+def test_ablating_the_named_heads_breaks_copying(model, report):
+    _, base = _bar_losses(model, 7)
+    _, no_ind = _bar_losses(model, 7, ablate={tuple(report["induction_head"])})
+    assert no_ind >= 2.0 * base
+    prev = {tuple(h) for h in report["previous_token_heads"]}
+    _, no_prev = _bar_losses(model, 7, ablate=prev)
+    assert no_prev >= 1.5 * base
+
+
+def test_direct_logit_attribution_adds_up(model, report):
+    ids, start = induction.repeated_ids(model.vocab_size, 12, 4, seed=3)
+    dla = induction.direct_logit_attribution(model, ids)
+    assert np.allclose(dla["per_part"].sum(axis=0) + dla["bias"], dla["logit"],
+                       atol=1e-3)
+    run = model.run(ids)
+    t = np.arange(len(ids) - 1)
+    assert np.allclose(dla["logit"], run.logits[t, ids[1:]], atol=1e-3)
+    # on the second copy, the induction head carries the correct token
+    la, hd = report["induction_head"]
+    k = dla["names"].index(f"L{la} H{hd}")
+    second = np.arange(start + 12, start + 23)
+    means = dla["per_part"][:, second].mean(axis=1)
+    assert means.argmax() == k
+
+
+def test_k_composition(model, report):
+    ind = tuple(report["induction_head"])
+    prev = [tuple(h) for h in report["previous_token_heads"]]
+    base = induction.k_composition_baseline(model, samples=50)
+    assert 0 < base.mean() < 1
+    score = max(induction.k_composition(model, ind, p) for p in prev)
+    assert score > np.percentile(base, 95)
+    # the score is scale-free
+    W_Q = np.arange(12.0).reshape(4, 3)
+    a = induction._k_comp(W_Q, W_Q + 1, W_Q - 2, W_Q.T)
+    b = induction._k_comp(3 * W_Q, W_Q + 1, 5 * (W_Q - 2), W_Q.T)
+    assert a == pytest.approx(b)
+
+
+def test_numpy_equals_transformers(model, report):
+    if not REFERENCE.exists():
+        pytest.fail("tests/data/induction_reference.npz is missing: "
+                    "build/gpt/venv/bin/python tools/make_induction_reference.py")
+    ref = np.load(REFERENCE)
+    sha = hashlib.sha256((induction.FOLDER / "model.safetensors").read_bytes())
+    assert str(ref["model_sha256"]) == sha.hexdigest(), (
+        "data/induction changed: remake the reference with "
+        "tools/make_induction_reference.py")
+    head = tuple(report["induction_head"])
+    k = 0
+    while f"ids_{k}" in ref:
+        ids = ref[f"ids_{k}"]
+        assert np.abs(model.run(ids).logits - ref[f"logits_{k}"]).max() <= 1e-4
+        cut = model.run(ids, ablate={head}).logits
+        assert np.abs(cut - ref[f"ablated_{k}"]).max() <= 1e-4
+        k += 1
+    assert k >= 3
+
+
+def test_training_log_and_report(report):
+    log = induction.training_log()
+    assert log["step"][0] == 0 and np.all(np.diff(log["step"]) > 0)
+    assert report["train_seconds"] <= 30 * 60
+    la, hd = report["induction_head"]
+    # the log's last row agrees with the report's measurement on the same probes
+    assert log[f"pm_{la}_{hd}"][-1] == pytest.approx(report["induction_prefix_matching"],
+                                                     abs=1e-3)
+    json.dumps(report)
+
+
+def test_softmax_import_is_the_series_one():
+    # the circuit's patterns come from helpers.attention: rows sum to 1
+    W = circuits.build_circuit()
+    run = circuits.run_circuit(W, _hand_repeat(3))
+    assert np.allclose(run.A1.sum(axis=1), 1.0)
+    assert np.allclose(softmax(run.logits).sum(axis=1), 1.0)

@@ -1,0 +1,434 @@
+"""Train lesson 13's small attention-only GPT on copying data; write data/induction/.
+
+    python3 tools/train_induction.py                      # the shipped recipe
+    python3 tools/train_induction.py --steps 400 --out build/induction/try
+
+The model is GPT-2's layout (learned positions, pre-LayerNorm blocks, tied
+unembedding), attention only: its MLP weights are zero and never trained, so
+``transformers.GPT2LMHeadModel.from_pretrained(folder)`` loads it and computes
+the same function. Nothing in training looks at an attention pattern: the loss
+is ordinary next-token cross-entropy on the windows below. The heads are named
+afterwards, by measurement (``report.json``).
+
+The data (``window``) is built so that only an induction head pays:
+
+* every token is drawn uniformly from ``VOCAB - 1`` readable symbols (common
+  English nouns from ``data/lexicon.csv``; id 0 is ``<|endoftext|>``), so a
+  token says nothing about the next one unless it occurred before: the only
+  structure is repetition;
+* each window is ``<|endoftext|>``, then random tokens, then segments of 4-24
+  tokens that occur again after a random lag of 0-16 tokens, wherever the
+  segments fall: no fixed offset or position can do the copying;
+* the window's positions start at a random offset (``position_ids = offset +
+  arange(T)`` with ``n_positions`` larger than the window), so absolute
+  position carries no shortcut;
+* AdamW with a short warm-up to a constant learning rate, small batches.
+
+torch is never a project dependency: like ``tools/train_gpt.py`` the script
+runs itself in the throwaway environment ``build/gpt/venv`` (made if missing).
+
+Every ``--log-every`` steps it measures, on fixed probes (repeats of 8-20
+tokens after 0-23 random tokens, seeds 424200-424215, never the lesson's or
+the bar's): the train loss, the mean loss on the first and the second copy,
+and every head's previous-token and prefix-matching scores. The log goes to
+``training_log.csv`` in the output folder. Seeded throughout; on another CPU
+the last bits differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from train_gpt import ensure_torch  # noqa: E402
+
+OUT = ROOT / "data" / "induction"
+VOCAB = 512  # 511 symbols + <|endoftext|>
+CONFIG = dict(n_layer=2, n_head=4, n_embd=128, n_positions=256, vocab_size=VOCAB)
+PROBE_SEEDS = range(424200, 424216)
+
+
+# ------------------------------------------------------------------ vocabulary
+def symbols(n: int = VOCAB - 1) -> list[str]:
+    """``n`` readable symbols: English nouns of 3-6 letters from data/lexicon.csv,
+    in the file's order (its groups start with everyday words)."""
+    words = []
+    for line in (ROOT / "data" / "lexicon.csv").read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        cols = line.split(",")
+        w = cols[0]
+        if cols[1] == "en" and cols[2] == "noun" and w.isalpha() and 3 <= len(w) <= 6:
+            if w not in words:
+                words.append(w)
+    if len(words) < n:
+        raise SystemExit(f"data/lexicon.csv has only {len(words)} nouns of 3-6 letters")
+    return words[:n]
+
+
+def write_tokenizer(path: Path) -> None:
+    """A word-level tokenizer: id 0 ``<|endoftext|>``, ids 1.. the symbols,
+    words split on whitespace."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, decoders
+
+    vocab = {"<|endoftext|>": 0}
+    for i, w in enumerate(symbols(), start=1):
+        vocab[w] = i
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<|endoftext|>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.decoder = decoders.WordPiece(prefix="##")  # joins words with spaces
+    tok.add_special_tokens(["<|endoftext|>"])
+    tok.save(str(path))
+
+
+# ------------------------------------------------------------------------ data
+def window(rng, T: int, seg=(4, 24), lag=(0, 16), lead=(0, 24), skip=0.0, rule=None):
+    """One training window of ``T`` ids: BOS, ``lead`` filler tokens, then,
+    until full, a segment of ``seg`` random tokens, ``lag`` filler tokens and
+    the segment again, followed by ``lag`` filler tokens. (T,) int64.
+
+    Filler tokens are random, except that with probability ``skip`` a filler
+    token is ``rule[token two places back]`` (``rule``: a fixed permutation
+    of the ids, the same in every window): a dependence on the token before
+    the previous one, which natural text has plenty of and which only a head
+    that looks one token back can use."""
+    import numpy as np
+
+    V = VOCAB
+    out = [0]
+
+    def filler(k):
+        for _ in range(k):
+            if skip and len(out) >= 2 and out[-2] and rng.random() < skip:
+                out.append(int(rule[out[-2]]))
+            else:
+                out.append(int(rng.integers(1, V)))
+
+    filler(int(rng.integers(lead[0], lead[1] + 1)))
+    while len(out) < T:
+        s = [int(x) for x in rng.integers(1, V, size=rng.integers(seg[0], seg[1] + 1))]
+        out += s
+        filler(int(rng.integers(lag[0], lag[1] + 1)))
+        out += s
+        filler(int(rng.integers(lag[0], lag[1] + 1)))
+    return np.array(out[:T], dtype=np.int64)
+
+
+def skip_rule(seed: int, kind: str = "same"):
+    """The fixed map of ``window``'s skip rule, ``(VOCAB,)`` ids: ``"same"``,
+    the token itself (A B -> A, as in "bang, bang" or "tick tock tick");
+    ``"perm"``, a random permutation of ``1 .. VOCAB - 1`` (pilot P6)."""
+    import numpy as np
+
+    if kind == "same":
+        return np.arange(VOCAB)
+    return np.concatenate([[0], 1 + np.random.default_rng(seed).permutation(VOCAB - 1)])
+
+
+def probe_ids(seed: int):
+    """A probe: BOS, 0-23 random tokens, then 8-20 random tokens written twice.
+    Returns (ids, start of the first copy, repeat length)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    L, P = int(rng.integers(8, 21)), int(rng.integers(0, 24))
+    p = rng.integers(1, VOCAB, size=P)
+    r = rng.integers(1, VOCAB, size=L)
+    return np.concatenate([[0], p, r, r]).astype(np.int64), 1 + P, L
+
+
+# ----------------------------------------------------------------------- model
+def build_model(torch, cfg):
+    nn = torch.nn
+    d, h, V, n_pos = cfg["n_embd"], cfg["n_head"], cfg["vocab_size"], cfg["n_positions"]
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1 = nn.LayerNorm(d)
+            self.c_attn = nn.Linear(d, 3 * d)
+            self.c_proj = nn.Linear(d, d)
+            nn.init.normal_(self.c_attn.weight, std=0.02)
+            nn.init.zeros_(self.c_attn.bias)
+            nn.init.normal_(self.c_proj.weight, std=0.02 / math.sqrt(2 * cfg["n_layer"]))
+            nn.init.zeros_(self.c_proj.bias)
+
+        def forward(self, x, want_att=False, ablate=()):
+            B, T, _ = x.shape
+            q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=-1)
+            q, k, v = (t.view(B, T, h, d // h).transpose(1, 2) for t in (q, k, v))
+            att = None
+            if want_att:
+                s = (q @ k.transpose(-1, -2)) / math.sqrt(d // h)
+                mask = torch.ones(T, T, dtype=torch.bool).tril()
+                att = s.masked_fill(~mask, float("-inf")).softmax(-1)
+                y = att @ v
+            else:
+                y = torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, is_causal=True
+                )
+            if ablate:
+                y = y.clone()
+                y[:, list(ablate)] = 0
+            return x + self.c_proj(y.transpose(1, 2).reshape(B, T, d)), att
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(V, d)
+            self.wpe = nn.Embedding(n_pos, d)
+            nn.init.normal_(self.wte.weight, std=0.02)
+            nn.init.normal_(self.wpe.weight, std=0.01)
+            self.h = nn.ModuleList(Block() for _ in range(cfg["n_layer"]))
+            self.ln_f = nn.LayerNorm(d)
+
+        def forward(self, idx, offset=None, want_att=False, ablate=()):
+            B, T = idx.shape
+            pos = torch.arange(T)[None, :].expand(B, T)
+            if offset is not None:
+                pos = pos + offset[:, None]
+            x = self.wte(idx) + self.wpe(pos)
+            atts = []
+            for i, block in enumerate(self.h):
+                x, a = block(x, want_att, {hh for (ll, hh) in ablate if ll == i})
+                atts.append(a)
+            return self.ln_f(x) @ self.wte.weight.T, atts
+
+    return Model()
+
+
+def hf_state_dict(torch, model, cfg):
+    """GPT-2's tensor names and Conv1D layout (W as (d_in, d_out)); the MLP
+    and ``ln_2`` that this model does not use are written as zero / identity."""
+    d = cfg["n_embd"]
+    out = {
+        "transformer.wte.weight": model.wte.weight,
+        "transformer.wpe.weight": model.wpe.weight,
+        "transformer.ln_f.weight": model.ln_f.weight,
+        "transformer.ln_f.bias": model.ln_f.bias,
+    }
+    for i, b in enumerate(model.h):
+        p = f"transformer.h.{i}."
+        out[p + "ln_1.weight"], out[p + "ln_1.bias"] = b.ln_1.weight, b.ln_1.bias
+        out[p + "attn.c_attn.weight"] = b.c_attn.weight.T
+        out[p + "attn.c_attn.bias"] = b.c_attn.bias
+        out[p + "attn.c_proj.weight"] = b.c_proj.weight.T
+        out[p + "attn.c_proj.bias"] = b.c_proj.bias
+        out[p + "ln_2.weight"], out[p + "ln_2.bias"] = torch.ones(d), torch.zeros(d)
+        out[p + "mlp.c_fc.weight"] = torch.zeros(d, 4 * d)
+        out[p + "mlp.c_fc.bias"] = torch.zeros(4 * d)
+        out[p + "mlp.c_proj.weight"] = torch.zeros(4 * d, d)
+        out[p + "mlp.c_proj.bias"] = torch.zeros(d)
+    return {k: v.detach().float().contiguous().clone() for k, v in out.items()}
+
+
+# -------------------------------------------------------------------- measures
+def measure(torch, model, cfg, ablate=()):
+    """On the fixed probes: mean first- and second-copy loss, and every head's
+    previous-token and prefix-matching score, (n_layer, n_head) each."""
+    import numpy as np
+
+    first, second, prev, pm = [], [], [], []
+    with torch.no_grad():
+        for seed in PROBE_SEEDS:
+            ids, o, L = probe_ids(seed)
+            x = torch.tensor(ids)[None]
+            logits, atts = model(x, want_att=True, ablate=ablate)
+            nll = torch.nn.functional.cross_entropy(logits[0, :-1], x[0, 1:], reduction="none")
+            nll = nll.numpy()
+            first.append(nll[o : o + L - 1].mean())
+            second.append(nll[o + L - 1 : o + 2 * L - 1].mean())
+            A = np.stack([a[0].numpy() for a in atts])  # (layers, heads, n, n)
+            i = np.arange(1, len(ids))
+            prev.append(A[..., i, i - 1].mean(-1))
+            j = np.arange(L - 1)
+            pm.append(A[..., o + L + j, o + 1 + j].mean(-1))
+    return (
+        float(np.mean(first)),
+        float(np.mean(second)),
+        np.mean(prev, axis=0),
+        np.mean(pm, axis=0),
+    )
+
+
+# ----------------------------------------------------------------------- train
+def train(args):
+    import numpy as np
+    import torch
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    cfg = dict(CONFIG, n_layer=args.layers, n_head=args.heads, n_embd=args.d,
+               n_positions=args.n_positions)
+    model = build_model(torch, cfg)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98),
+                            weight_decay=args.wd)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    nl, nh = cfg["n_layer"], cfg["n_head"]
+    rule = skip_rule(args.seed + 1, args.rule)
+    heads = [f"{la}_{hh}" for la in range(nl) for hh in range(nh)]
+    cols = ["step", "seconds", "train_loss", "copy1_loss", "copy2_loss"]
+    cols += [f"prev_{x}" for x in heads] + [f"pm_{x}" for x in heads]
+    rows, running, t0 = [], [], time.time()
+
+    def log(step):
+        torch.save(model.state_dict(), out / "checkpoint.pt")  # for a look mid-run
+        model.eval()
+        c1, c2, prev, pm = measure(torch, model, cfg)
+        model.train()
+        tl = float(np.mean(running)) if running else float("nan")
+        running.clear()
+        rows.append([step, round(time.time() - t0), round(tl, 4), round(c1, 4), round(c2, 4)]
+                    + [round(float(v), 4) for v in prev.ravel()]
+                    + [round(float(v), 4) for v in pm.ravel()])
+        bp = np.unravel_index(prev[0].argmax(), prev[0].shape)
+        bm = np.unravel_index(pm[1:].argmax(), pm[1:].shape)
+        print(f"step {step:6d} {time.time() - t0:6.0f}s train {tl:.3f}  copy1 {c1:.3f} "
+              f"copy2 {c2:.3f}  prev L0H{bp[0]} {prev[0].max():.2f}  "
+              f"pm L{bm[0] + 1}H{bm[1]} {pm[1:].max():.2f}", flush=True)
+        return c1, c2
+
+    for step in range(args.steps + 1):
+        if step % args.log_every == 0:
+            log(step)
+        if step == args.steps:
+            break
+        T = args.window if step >= args.short_steps else args.short_window
+        f = T / args.window  # short windows get shorter segments, lags, leads
+        seg = (min(args.seg_min, max(2, round(args.seg_max * f))),
+               max(2, round(args.seg_max * f)))
+        batch = np.stack([
+            window(rng, T, seg=seg, lag=(0, round(args.lag * f)),
+                   lead=(0, round(args.lead * f)), skip=args.skip, rule=rule)
+            for _ in range(args.batch)
+        ])
+        x = torch.tensor(batch)
+        off = None
+        if args.offsets:
+            off = torch.tensor(rng.integers(0, cfg["n_positions"] - T + 1, size=args.batch))
+        logits, _ = model(x[:, :-1], off)
+        loss = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, VOCAB), x[:, 1:].reshape(-1))
+        lr = args.lr * min(1.0, (step + 1) / args.warmup)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        running.append(loss.item())
+    seconds = round(time.time() - t0)
+
+    (out / "checkpoint.pt").unlink(missing_ok=True)
+    with open(out / "training_log.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        w.writerows(rows)
+    export(torch, model, cfg, out, args, seconds)
+
+
+def export(torch, model, cfg, out, args, seconds):
+    """config.json, model.safetensors, tokenizer.json and report.json: heads
+    named by measurement on the probes (ablation included)."""
+    import numpy as np
+    from safetensors.torch import save_file
+
+    model.eval()
+    save_file(hf_state_dict(torch, model, cfg), str(out / "model.safetensors"),
+              metadata={"format": "pt"})
+    config = {
+        "architectures": ["GPT2LMHeadModel"],
+        "model_type": "gpt2",
+        "vocab_size": cfg["vocab_size"],
+        "n_positions": cfg["n_positions"],
+        "n_embd": cfg["n_embd"],
+        "n_layer": cfg["n_layer"],
+        "n_head": cfg["n_head"],
+        "n_inner": None,
+        "activation_function": "gelu_new",
+        "layer_norm_epsilon": 1e-5,
+        "resid_pdrop": 0.0,
+        "embd_pdrop": 0.0,
+        "attn_pdrop": 0.0,
+        "scale_attn_weights": True,
+        "tie_word_embeddings": True,
+        "bos_token_id": 0,
+        "eos_token_id": 0,
+        "torch_dtype": "float32",
+        "initializer_range": 0.02,
+    }
+    (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+    write_tokenizer(out / "tokenizer.json")
+
+    c1, c2, prev, pm = measure(torch, model, cfg)
+    layer, head = (int(i) for i in np.unravel_index(pm[1:].argmax(), pm[1:].shape))
+    ind = (layer + 1, head)
+    _, c2_ind = measure(torch, model, cfg, ablate={ind})[:2]
+    # the layer-0 heads the induction head reads: ablating each alone raises
+    # the second copy, and its previous-token score is high
+    prev_heads = [(0, hh) for hh in range(cfg["n_head"]) if prev[0, hh] >= 0.3]
+    _, c2_prev = measure(torch, model, cfg, ablate=set(prev_heads))[:2]
+    report = {
+        "recipe": vars(args),
+        "train_seconds": seconds,
+        "steps": args.steps,
+        "threads": args.threads,
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+        "induction_head": list(ind),
+        "induction_prefix_matching": round(float(pm[ind]), 4),
+        "previous_token_heads": [list(x) for x in prev_heads],
+        "previous_token_scores": [round(float(prev[x]), 4) for x in prev_heads],
+        "probe_first_copy_loss": round(c1, 4),
+        "probe_second_copy_loss": round(c2, 4),
+        "second_copy_loss_without_induction_head": round(c2_ind, 4),
+        "second_copy_loss_without_previous_token_heads": round(c2_prev, 4),
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--seed", type=int, default=1313)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--layers", type=int, default=CONFIG["n_layer"])
+    ap.add_argument("--heads", type=int, default=CONFIG["n_head"])
+    ap.add_argument("--d", type=int, default=CONFIG["n_embd"])
+    ap.add_argument("--n-positions", type=int, default=CONFIG["n_positions"])
+    ap.add_argument("--window", type=int, default=96)
+    ap.add_argument("--short-window", type=int, default=48)
+    ap.add_argument("--short-steps", type=int, default=0,
+                    help="steps on --short-window before --window")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--wd", type=float, default=0.01)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--seg-min", type=int, default=4)
+    ap.add_argument("--seg-max", type=int, default=24)
+    ap.add_argument("--lag", type=int, default=16)
+    ap.add_argument("--lead", type=int, default=24)
+    ap.add_argument("--skip", type=float, default=0.0,
+                    help="share of filler tokens that follow the fixed rule on the "
+                         "token two places back")
+    ap.add_argument("--rule", choices=("same", "perm"), default="same")
+    ap.add_argument("--no-offsets", dest="offsets", action="store_false")
+    ap.add_argument("--log-every", type=int, default=200)
+    args = ap.parse_args()
+    ensure_torch()
+    train(args)
+
+
+if __name__ == "__main__":
+    main()
