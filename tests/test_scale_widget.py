@@ -183,7 +183,8 @@ def test_no_band_bar_without_a_window(explorer):
     assert not any("band" in t for t in shown)
     explorer.window.value = 4
     shown = [t.get_text() for t in explorer.artists.mem.row_text if t.get_visible()]
-    assert "band n\u00b7w" in shown and "window 4" in explorer.artists.grid.title.get_text()
+    assert "band n\u00b7w" in shown
+    assert "window 4" in explorer.artists.grid.title.get_text()
 
 
 def test_keys_not_read_yet_are_coloured_and_framed(explorer):

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.attention import causal_mask, scaled_dot_product_attention, sliding_window_mask
+from helpers.attention import (causal_mask, scaled_dot_product_attention,
+                               sliding_window_mask)
 from helpers.models.gpt import GPT, gelu, layer_norm
 
 __all__ = ["held_out_windows", "keep_mask", "next_token_loss", "run_with_mask",
@@ -29,7 +30,8 @@ __all__ = ["held_out_windows", "keep_mask", "next_token_loss", "run_with_mask",
 PASSAGE = Path(__file__).resolve().parents[2] / "data" / "held_out_twelfth_night.txt"
 
 
-def held_out_windows(model: GPT, n_windows: int, length: int | None = None) -> np.ndarray:
+def held_out_windows(model: GPT, n_windows: int,
+                     length: int | None = None) -> np.ndarray:
     """``(n_windows, length)`` token ids: consecutive, non-overlapping pieces
     of the held-out passage (``length`` defaults to the model's context). A
     piece starts wherever the last one ended, mid-line, as in training."""
