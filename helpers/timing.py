@@ -7,10 +7,10 @@ times each figure as the **best of several runs after a warm-up**, with the
 BLAS library held to **one thread**: the best run is the one least disturbed
 by other work, and one thread makes the two methods share the same budget.
 
-:func:`one_blas_thread` uses ``threadpoolctl`` when it is installed (Colab
-has it) and otherwise, on Linux, calls OpenBLAS's own ``set_num_threads`` in
-the library numpy loaded; where neither works it changes nothing and says so
-in ``limited``.
+:func:`one_blas_thread` calls OpenBLAS's own ``set_num_threads`` in the
+library numpy loaded (numpy's wheels bring OpenBLAS; found on Linux through
+``/proc/self/maps``); where that is not possible (another BLAS, another
+system) it changes nothing and says so in ``limited``.
 """
 
 from __future__ import annotations
@@ -53,14 +53,6 @@ def one_blas_thread():
     """``with one_blas_thread() as limited:`` runs its block with the BLAS
     library on one thread and restores the old count afterwards. ``limited``
     is True when the limit could be set, False when nothing was changed."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        threadpool_limits = None
-    if threadpool_limits is not None:
-        with threadpool_limits(limits=1, user_api="blas"):
-            yield True
-        return
     pairs = _openblas_libraries()
     old = [get() for _, get in pairs]
     for set_threads, _ in pairs:

@@ -2,15 +2,12 @@
 
 :func:`tiling_explorer` runs the online softmax of ``helpers.attention.
 tiled_attention`` on a small causal example (seeded random queries, keys and
-values) and stops after ``step`` blocks of keys. The grid shows what the
-algorithm has read: each seen score as ``exp(score - m_i)``, its weight
-relative to the running max of its row (rows are queries, columns are
-keys); masked cells (the future, or outside the sliding window) grey; keys
-not read yet pale blue inside a dashed frame; the current block framed in
-orange. Beside it, each row's running max ``m`` and running sum ``l`` (on
-axes that stay put while the blocks are stepped through), and a memory bar:
-scores held at once by plain attention (n x n), by the tiled loop
-(n x block) and, when a window is set, by its band (n x w).
+values) and stops after ``step`` blocks of keys. The grid (rows are queries,
+columns keys) shows each score read as ``exp(score - m_i)``, relative to its
+row's running max; masked cells grey; keys not read yet pale blue in a dashed
+frame; the current block framed in orange. Beside it: each row's running max
+``m`` and sum ``l`` (on axes fixed per setting), and the scores held at once
+by plain attention (n x n), the tiled loop (n x block) and a window's band.
 """
 
 from __future__ import annotations
@@ -59,13 +56,11 @@ class _SweepHeatmap(FastHeatmap):
         self.pixels.set_visible(False)
         self.pixels = art.add(_SweepImage(self.ax))
         self.ax.add_artist(self.pixels)
-        self.frame = art.add(self.ax.add_patch(Rectangle(
-            (0, 0), 1, 1, fill=False, edgecolor="#e8a317", linewidth=2.5)))
-        # the keys not read yet: a dashed frame, so that they do not blend
-        # into the page
-        self.unread = art.add(self.ax.add_patch(Rectangle(
-            (0, 0), 1, 1, fill=False, edgecolor="#4a6984", linewidth=1.2,
-            linestyle=(0, (4, 3)))))
+        # the block just read (orange) and the keys not read yet (dashed)
+        self.frame, self.unread = (art.add(self.ax.add_patch(Rectangle(
+            (0, 0), 1, 1, fill=False, **kw))) for kw in (
+            {"edgecolor": "#e8a317", "linewidth": 2.5},
+            {"edgecolor": "#4a6984", "linewidth": 1.2, "linestyle": (0, (4, 3))}))
 
 
 class _RowBars:
@@ -103,19 +98,18 @@ def _case(n):
 
 
 def _plural(k, word):
-    """"1 key", "3 keys", "0 rows": a count with its noun."""
+    """"1 key", "3 keys": a count with its noun."""
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
 def _key_range(a, z):
-    """Keys ``a`` to ``z`` (inclusive) as a person writes them."""
+    """"key 3", "keys 3 to 5": keys ``a`` to ``z`` as a person writes them."""
     return f"key {a}" if a == z else f"keys {a} to {z}"
 
 
 @lru_cache(maxsize=64)
 def _sum_limit(n, b, w):
-    """A round bound of every running sum l, at every step, of one setting:
-    the l axis stays put while the blocks are stepped through."""
+    """A round bound of every running sum l at every step of one setting."""
     S, _, _, V = _case(n)
     allowed = causal_mask(n) if w == 0 or w >= n else sliding_window_mask(n, w)
     cols = np.arange(n)[None, :]
@@ -162,10 +156,9 @@ class _TilingExplorer(Explorer):
     #: its message narrates the block being read, so it is never empty
     narrates = True
 
-    #: running_max, running_sum: (n,) m and l after `step` blocks; output:
-    #: (n, D_V) acc / l so far; exact: (n, D_V) plain attention, same mask;
-    #: memory: scores held at once (plain, tiled, band); rescaled: rows
-    #: whose max rose in the current block
+    #: running_max, running_sum: (n,) m and l after `step` blocks; output, exact:
+    #: (n, D_V) acc / l so far and plain attention; memory: scores held at once
+    #: (plain, tiled, band); rescaled: rows whose max rose in the current block
     shows = {"running_max": None, "running_sum": None, "output": None,
              "exact": None, "memory": None, "rescaled": 0}
 
@@ -178,9 +171,8 @@ class _TilingExplorer(Explorer):
         self.window = widgets.IntSlider(value=_clamp(window, 0, MAX_N, 0), min=0,
                                         max=MAX_N, description="window (0 = none):",
                                         style=style)
-        self.step = widgets.IntSlider(value=_clamp(step, 0, MAX_N, 1), min=0,
-                                      max=MAX_N, description="blocks read:",
-                                      style=style)
+        self.step = widgets.IntSlider(value=_clamp(step, 0, MAX_N, 1), min=0, max=MAX_N,
+                                      description="blocks read:", style=style)
         super().__init__([widgets.HBox([self.n, self.block]),
                           widgets.HBox([self.window, self.step])])
 
@@ -229,14 +221,10 @@ class _TilingExplorer(Explorer):
             notes.append(f"Block 1 of {n_blocks} ({keys}): each row's first max, "
                          "sum and output; nothing to rescale yet.")
         elif k < n_blocks:
-            if rose == 0:
-                risen = "the max rose in no row, so nothing was rescaled."
-            elif rose == 1:
-                risen = ("the max rose in 1 row, whose old sum and output were "
-                         "rescaled by exp(m_old - m_new).")
-            else:
-                risen = (f"the max rose in {rose} rows, whose old sums and outputs "
-                         "were rescaled by exp(m_old - m_new).")
+            risen = ("the max rose in no row, so nothing was rescaled." if not rose
+                     else f"the max rose in {_plural(rose, 'row')}, whose old "
+                     + ("sum and output were" if rose == 1 else "sums and outputs were")
+                     + " rescaled by exp(m_old - m_new).")
             notes.append(f"Block {k} of {n_blocks} ({keys}): {risen}")
         else:
             done = ("The one block read" if n_blocks == 1 else
@@ -269,22 +257,19 @@ class _TilingExplorer(Explorer):
         # the l axis: the largest sum of any step of this setting, fixed
         top = _sum_limit(s._n, s._b, s._w if s._w < s._n else 0)
         k2 = art.sum.update(s.running_sum, title="running sum l", xlim=(0.0, top))
-        mem, full = s.memory, float(s._n * s._n)
-        # the x range runs past 1 to leave room for the "100%" labels; with
-        # no window there is no band, and the last bar is left out
-        values = [mem["plain"] / full, mem["tiled"] / full]
-        labels = ["plain n\u00b2", "tiled n\u00b7b"]
-        if mem["band"] is not None:
-            values.append(mem["band"] / full)
-            labels.append("band n\u00b7w")  # w: in the grid's title
+        # the x range runs past 1 to leave room for the "100%" labels; no
+        # window, no band bar (w is in the grid's title)
+        shown = [(k, v) for k, v in s.memory.items() if v is not None]
+        values = [v / float(s._n * s._n) for _, v in shown]
+        labels = [{"plain": "plain n\u00b2", "tiled": "tiled n\u00b7b",
+                   "band": "band n\u00b7w"}[k] for k, _ in shown]
         k3 = art.mem.update(values, labels, title="memory (share of n\u00b2)",
                             xlim=(0.0, 1.3), fmt="{:.0%}")
         return key + k1 + k2 + k3
 
     def _csv_table(self):
         """For ``save``: the grid as drawn (``nan`` masked, ``-inf`` not read
-        yet), each row's running max m and sum l beside it, and the memory
-        bars (scores held at once)."""
+        yet), each row's m and l beside it, and the memory bars."""
         mem = self.memory
         return super()._csv_table(beside=saving.side_by_side(
             (["running max m", "running sum l"],
@@ -309,8 +294,7 @@ def tiling_explorer(n=24, block=6, window=0, step=1):
     sliders. ``.weights`` is the drawn grid, (n, n): ``exp(score - m_i)`` for
     the keys read, ``-inf`` for keys not read yet, NaN for masked cells;
     ``.running_max`` and ``.running_sum`` (n,), ``.output`` (acc / l so far),
-    ``.exact`` (plain attention with the same mask) and ``.memory`` (scores
-    held at once: ``{"plain": n * n, "tiled": n * block, "band": n * w}``,
-    ``"band"`` None when no window is set).
+    ``.exact`` (plain attention, same mask) and ``.memory`` (scores held at
+    once: plain n * n, tiled n * block, band n * w or None with no window).
     """
     return _TilingExplorer(n, block, window, step)
