@@ -110,12 +110,13 @@ def _key_range(a, z):
 @lru_cache(maxsize=64)
 def _sum_limit(n, b, w):
     """A round bound of every running sum l at every step of one setting."""
-    S, _, _, V = _case(n)
-    allowed = causal_mask(n) if w == 0 or w >= n else sliding_window_mask(n, w)
-    cols = np.arange(n)[None, :]
-    top = max(float(_state_after(S, allowed, cols < k * b, V)[1].max())
-              for k in range(1, math.ceil(n / b) + 1))
-    return nice_limit(max(2.0, top))
+    S, allowed = _case(n)[0], causal_mask(n) if w == 0 else sliding_window_mask(n, w)
+    steps = np.arange(1, math.ceil(n / b) + 1)[:, None, None]
+    seen = allowed & (np.arange(n) < b * steps)  # (steps, n, n): keys read by then
+    m = np.where(seen, S, -np.inf).max(axis=2, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)  # a row with no key read yet: sum 0
+    total = np.where(seen, np.exp(np.minimum(S - m, 0.0)), 0.0).sum(axis=2)
+    return nice_limit(max(2.0, float(total.max())))
 
 
 @lru_cache(maxsize=1)
@@ -250,12 +251,11 @@ class _TilingExplorer(Explorer):
         art.grid.frame.set_bounds(a - 0.5, -0.5, max(z - a, 0), s._n)
         art.grid.unread.set_visible(z < s._n)
         art.grid.unread.set_bounds(z - 0.5, -0.5, s._n - z, s._n)
-        # fixed or rounded axis limits: the cached backgrounds are reused
+        # fixed axis limits (the cached backgrounds are reused): m's for every
+        # setting, l's for every step of one setting (the bars never rescale)
         m = np.where(np.isfinite(s.running_max), s.running_max, 0.0)
-        lim = _score_limit()
+        lim, top = _score_limit(), _sum_limit(s._n, s._b, s._w if s._w < s._n else 0)
         k1 = art.max.update(m, title="running max m", xlim=(-lim, lim))
-        # the l axis: the largest sum of any step of this setting, fixed
-        top = _sum_limit(s._n, s._b, s._w if s._w < s._n else 0)
         k2 = art.sum.update(s.running_sum, title="running sum l", xlim=(0.0, top))
         # the x range runs past 1 to leave room for the "100%" labels; no
         # window, no band bar (w is in the grid's title)
