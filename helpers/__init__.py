@@ -10,8 +10,9 @@ numpy only: lesson 09's tiny model, lesson 10's pretrained encoder
 (normal and projector sizes), ``widgets`` (the explorers), ``checks``
 (exercise checkers), ``notebook`` (what each lesson's first cell sets up),
 ``probing`` (lesson 10's measurements on the pretrained model),
-``nexttoken`` (the toy unembedding and the no-mask experiment, lesson 11) and
-``gptplots`` (lesson 11's figures).
+``nexttoken`` (the toy unembedding and the no-mask experiment, lesson 11),
+``gptplots`` (lesson 11's figures), ``scaleplots`` (lesson 12's figures) and
+``timing`` (lesson 12's best-of-several timing on one BLAS thread).
 
 ``from helpers import pretrained`` and ``from helpers import gpt`` still work:
 they give the very module ``helpers.models.pretrained`` / ``helpers.models.gpt``

@@ -131,3 +131,68 @@ def test_factory_clamps_odd_arguments():
     ex = W.tiling_explorer(n="x", block=None, window=-3, step=float("nan"))
     assert ex.last_error is None and ex.n.value == 24 and ex.window.value == 0
     ex.close()
+
+
+def test_the_sum_axis_stays_put_while_stepping(explorer):
+    # the l axis is fixed per setting (the largest sum of any step), so the
+    # bars do not seem to shrink when the axis would otherwise grow
+    explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 0
+    limits, sums = set(), []
+    for step in range(explorer.step.max + 1):
+        explorer.step.value = step
+        limits.add(explorer.artists.sum.ax.get_xlim())
+        sums.append(explorer.running_sum.max())
+    assert len(limits) == 1
+    (lo, hi), = limits
+    assert lo == 0.0 and hi >= max(sums)
+
+
+@pytest.mark.parametrize("n, block, window, step, said, not_said", [
+    (1, 1, 0, 1, "The one block read", "1 blocks"),
+    (12, 1, 0, 4, "(key 3)", "keys 3 to 3"),
+    (12, 1, 0, 6, "the max rose in no row", "in 0 rows"),
+    (24, 6, 0, 2, "(keys 6 to 11)", "rows, whose old sum and"),
+])
+def test_the_message_is_written_for_people(explorer, n, block, window, step, said,
+                                           not_said):
+    explorer.n.value, explorer.block.value = n, block
+    explorer.window.value, explorer.step.value = window, step
+    assert said in explorer.message and not_said not in explorer.message
+
+
+def test_the_title_counts_blocks_and_keys_in_words(explorer):
+    assert lesson12._plural(1, "block") == "1 block"
+    assert lesson12._plural(4, "block") == "4 blocks"
+    assert lesson12._key_range(3, 3) == "key 3"
+    assert lesson12._key_range(3, 5) == "keys 3 to 5"
+    explorer.n.value, explorer.block.value, explorer.window.value = 1, 1, 0
+    explorer.step.value = 1
+    title = explorer.artists.grid.title.get_text()
+    assert title == "after 1 of 1 block, 1 key per block, causal", title
+    explorer.n.value, explorer.block.value, explorer.window.value = 20, 6, 5
+    explorer.step.value = 0
+    title = explorer.artists.grid.title.get_text()
+    assert title == "no block read yet, 6 keys per block, window 5", title
+
+
+def test_no_band_bar_without_a_window(explorer):
+    explorer.n.value, explorer.block.value, explorer.window.value = 20, 5, 0
+    explorer.step.value = 1
+    assert explorer.memory["band"] is None
+    shown = [t.get_text() for t in explorer.artists.mem.row_text if t.get_visible()]
+    assert not any("band" in t for t in shown)
+    explorer.window.value = 4
+    shown = [t.get_text() for t in explorer.artists.mem.row_text if t.get_visible()]
+    assert "band n\u00b7w" in shown
+    assert "window 4" in explorer.artists.grid.title.get_text()
+
+
+def test_keys_not_read_yet_are_coloured_and_framed(explorer):
+    explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 0
+    explorer.step.value = 2
+    assert lesson12.NOT_READ.lower() not in ("#ffffff", "#fff", "white")
+    assert explorer.artists.grid.unread.get_visible()
+    x0, _ = explorer.artists.grid.unread.get_xy()
+    assert x0 == 12 - 0.5
+    explorer.step.value = explorer.step.max
+    assert not explorer.artists.grid.unread.get_visible()

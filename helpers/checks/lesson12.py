@@ -1,6 +1,8 @@
 """Lesson 12: the checkers of the attention-at-scale exercises.
 
 * warm-up: the KV cache of one token (:func:`check_kv_bytes_per_token`);
+* optional: the latent cache of multi-head latent attention
+  (:func:`check_mla_bytes_per_token`);
 * core: one step of the online softmax (:func:`check_online_softmax_step`),
   checked block by block from the right state, then over a whole row of
   blocks against plain softmax attention;
@@ -32,6 +34,7 @@ from helpers.checks._core import (
 #: The checkers of this lesson: ``helpers.checks`` re-exports these names.
 __all__ = [
     "check_kv_bytes_per_token",
+    "check_mla_bytes_per_token",
     "check_online_softmax_step",
     "check_rope_attention",
 ]
@@ -89,6 +92,63 @@ def check_kv_bytes_per_token(fn, name):
                     "n_layers x n_kv_heads x d_head x bytes_per_value.")
     return (f"{name} gives 131,072 bytes (128 KiB) per token for Llama-3-8B and "
             "4,718,592 (about 4.7 MB) for GPT-3 175B.")
+
+
+# ------------------------------- optional: the latent cache (MLA) per token ---
+
+#: (n_layers, n_heads, d_latent, d_rope, bytes_per_value): DeepSeek-V3 and V2
+#: (bf16) and small cases; the first gives every named mistake its own number.
+MLA_CASES = (
+    (3, 4, 10, 6, 4),
+    (61, 128, 512, 64, 2),  # DeepSeek-V3: 70,272 bytes per token
+    (60, 128, 512, 64, 2),  # DeepSeek-V2: 69,120
+    (2, 8, 16, 4, 1),
+)
+
+
+def mla_mistakes(L, h, c, r, b):
+    """The named mistakes of the latent-cache calculator: [(bytes, why)]."""
+    return [
+        (2 * L * (c + r) * b, "you cached a key AND a value: MLA caches one latent "
+         "per token, from which both the keys and the values are made, so there is "
+         "no factor 2"),
+        (L * c * b, "the RoPE key is missing: beside the latent, each layer caches "
+         "one small key that carries the position (d_rope numbers)"),
+        (L * (c + h * r) * b, "you cached a RoPE key per head: there is one per "
+         "token, shared by all the heads"),
+        (L * h * (c + r) * b, "you cached a latent per head: there is one per token, "
+         "shared by all the heads (that is the saving)"),
+        ((c + r) * b, "the layers are missing: every layer caches its own latent"),
+        (L * (c + r), "that counts numbers, not bytes: multiply by bytes_per_value"),
+        (8 * L * (c + r) * b, "that is bits: a byte is 8 bits, and bytes_per_value "
+         "is already in bytes"),
+    ]
+
+
+@_checker("the latent cache of one token")
+def check_mla_bytes_per_token(fn, name):
+    """Check ``fn(n_layers, n_heads, d_latent, d_rope, bytes_per_value) ->
+    n_layers * (d_latent + d_rope) * bytes_per_value`` (bytes)."""
+    for L, h, c, r, b in MLA_CASES:
+        result, _ = _call(fn, name, ("n_layers", "n_heads", "d_latent", "d_rope",
+                                     "bytes_per_value"), L, h, c, r, b)
+        got = _as_array(result, f"What your {name} returns")
+        if got.size != 1:
+            raise _Fail(f"Your {name} returned an array of shape {got.shape}; "
+                        "return one number, the bytes per token.")
+        got = float(got.reshape(()))
+        expected = L * (c + r) * b
+        if got == expected:
+            continue
+        label = (f"For n_layers={L}, n_heads={h}, d_latent={c}, d_rope={r}, "
+                 f"bytes_per_value={b} you gave {got:,.6g}")
+        for wrong, why in mla_mistakes(L, h, c, r, b):
+            if got == wrong and wrong != expected:
+                raise _Fail(f"{label}: {why}. Expected {expected:,}.")
+        raise _Fail(f"{label}; expected {expected:,} bytes: n_layers x (d_latent + "
+                    "d_rope) x bytes_per_value.")
+    return (f"{name} gives 70,272 bytes per token for DeepSeek-V3, about half of "
+            "Llama-3-8B's 131,072, for a model with 61 layers and 128 heads.")
 
 
 # ------------------------------------------- core: the online-softmax step ---

@@ -2,14 +2,12 @@
 
 :func:`tiling_explorer` runs the online softmax of ``helpers.attention.
 tiled_attention`` on a small causal example (seeded random queries, keys and
-values) and stops after ``step`` blocks of keys. The grid shows what the
-algorithm has read: each seen score as ``exp(score - m_i)``, its weight
-relative to the running max of its row (rows are queries, columns are
-keys); masked cells (the future, or outside the sliding window) grey; keys
-not read yet white; the current block framed. Beside it, each row's running
-max ``m`` and running sum ``l``, and a memory bar: scores held at once by
-plain attention (n x n), by the tiled loop (n x block) and by the band of
-the window (n x w).
+values) and stops after ``step`` blocks of keys. The grid (rows are queries,
+columns keys) shows each score read as ``exp(score - m_i)``, relative to its
+row's running max; masked cells grey; keys not read yet pale blue in a dashed
+frame; the current block framed in orange. Beside it: each row's running max
+``m`` and sum ``l`` (on axes fixed per setting), and the scores held at once
+by plain attention (n x n), the tiled loop (n x block) and a window's band.
 """
 
 from __future__ import annotations
@@ -31,16 +29,17 @@ from helpers.widgets.panels import Bars, FastHeatmap, PixelImage
 
 MAX_N = 48  # the largest grid drawn
 D_K, D_V, SEED = 8, 4, 12
-NOT_READ = "#ffffff"  # keys the loop has not reached yet
+NOT_READ = "#dce8f5"  # keys the loop has not reached yet (pale blue, framed)
 
 
 class _SweepImage(PixelImage):
     """A :class:`PixelImage` with one more colour: ``-inf`` (a key not read
-    yet) is white, NaN (a masked cell) grey."""
+    yet) is pale blue (``NOT_READ``), NaN (a masked cell) grey."""
 
     def __init__(self, ax):
         super().__init__(ax)
-        self._lut = np.vstack([self._lut, [255, 255, 255]]).astype(np.uint8)
+        rgb = [int(NOT_READ[i:i + 2], 16) for i in (1, 3, 5)]
+        self._lut = np.vstack([self._lut, rgb]).astype(np.uint8)
 
     def _colour_index(self, data):
         vmin, vmax = self._clim
@@ -57,8 +56,11 @@ class _SweepHeatmap(FastHeatmap):
         self.pixels.set_visible(False)
         self.pixels = art.add(_SweepImage(self.ax))
         self.ax.add_artist(self.pixels)
-        self.frame = art.add(self.ax.add_patch(Rectangle(
-            (0, 0), 1, 1, fill=False, edgecolor="#e8a317", linewidth=2.5)))
+        # the block just read (orange) and the keys not read yet (dashed)
+        self.frame, self.unread = (art.add(self.ax.add_patch(Rectangle(
+            (0, 0), 1, 1, fill=False, **kw))) for kw in (
+            {"edgecolor": "#e8a317", "linewidth": 2.5},
+            {"edgecolor": "#4a6984", "linewidth": 1.2, "linestyle": (0, (4, 3))}))
 
 
 class _RowBars:
@@ -93,6 +95,28 @@ def _case(n):
     Q, K = rng.standard_normal((2, MAX_N, D_K)) * 1.3
     V = rng.standard_normal((MAX_N, D_V))
     return Q[:n] @ K[:n].T / math.sqrt(D_K), Q[:n], K[:n], V[:n]
+
+
+def _plural(k, word):
+    """"1 key", "3 keys": a count with its noun."""
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+
+def _key_range(a, z):
+    """"key 3", "keys 3 to 5": keys ``a`` to ``z`` as a person writes them."""
+    return f"key {a}" if a == z else f"keys {a} to {z}"
+
+
+@lru_cache(maxsize=64)
+def _sum_limit(n, b, w):
+    """A round bound of every running sum l at every step of one setting."""
+    S, allowed = _case(n)[0], causal_mask(n) if w == 0 else sliding_window_mask(n, w)
+    steps = np.arange(1, math.ceil(n / b) + 1)[:, None, None]
+    seen = allowed & (np.arange(n) < b * steps)  # (steps, n, n): keys read by then
+    m = np.where(seen, S, -np.inf).max(axis=2, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)  # a row with no key read yet: sum 0
+    total = np.where(seen, np.exp(np.minimum(S - m, 0.0)), 0.0).sum(axis=2)
+    return nice_limit(max(2.0, float(total.max())))
 
 
 @lru_cache(maxsize=1)
@@ -133,10 +157,9 @@ class _TilingExplorer(Explorer):
     #: its message narrates the block being read, so it is never empty
     narrates = True
 
-    #: running_max, running_sum: (n,) m and l after `step` blocks; output:
-    #: (n, D_V) acc / l so far; exact: (n, D_V) plain attention, same mask;
-    #: memory: scores held at once (plain, tiled, band); rescaled: rows
-    #: whose max rose in the current block
+    #: running_max, running_sum: (n,) m and l after `step` blocks; output, exact:
+    #: (n, D_V) acc / l so far and plain attention; memory: scores held at once
+    #: (plain, tiled, band); rescaled: rows whose max rose in the current block
     shows = {"running_max": None, "running_sum": None, "output": None,
              "exact": None, "memory": None, "rescaled": 0}
 
@@ -149,9 +172,8 @@ class _TilingExplorer(Explorer):
         self.window = widgets.IntSlider(value=_clamp(window, 0, MAX_N, 0), min=0,
                                         max=MAX_N, description="window (0 = none):",
                                         style=style)
-        self.step = widgets.IntSlider(value=_clamp(step, 0, MAX_N, 1), min=0,
-                                      max=MAX_N, description="blocks read:",
-                                      style=style)
+        self.step = widgets.IntSlider(value=_clamp(step, 0, MAX_N, 1), min=0, max=MAX_N,
+                                      description="blocks read:", style=style)
         super().__init__([widgets.HBox([self.n, self.block]),
                           widgets.HBox([self.window, self.step])])
 
@@ -192,19 +214,24 @@ class _TilingExplorer(Explorer):
         rose = int(np.sum(np.isfinite(m) & (m > m_before))) if k > 1 else 0
         grid = np.where(allowed, np.where(seen, P, -np.inf), np.nan)
         exact = softmax(np.where(allowed, S, -np.inf)) @ V  # plain attention
-        band = n * min(w, n) if w else n * n
+        band = n * min(w, n) if w else None  # no window, no band
+        keys = _key_range((k - 1) * b, min(k * b, n) - 1)
         if k == 0:
             notes.append("No key read yet: every running max is -inf, every sum 0.")
         elif k == 1 and n_blocks > 1:
-            notes.append(f"Block 1 of {n_blocks} (keys 0 to {min(b, n) - 1}): each "
-                         "row's first max, sum and output; nothing to rescale yet.")
+            notes.append(f"Block 1 of {n_blocks} ({keys}): each row's first max, "
+                         "sum and output; nothing to rescale yet.")
         elif k < n_blocks:
-            notes.append(f"Block {k} of {n_blocks} (keys {(k - 1) * b} to "
-                         f"{min(k * b, n) - 1}): the max rose in {rose} rows, whose "
-                         "old sum and output were rescaled by exp(m_old - m_new).")
+            risen = ("the max rose in no row, so nothing was rescaled." if not rose
+                     else f"the max rose in {_plural(rose, 'row')}, whose old "
+                     + ("sum and output were" if rose == 1 else "sums and outputs were")
+                     + " rescaled by exp(m_old - m_new).")
+            notes.append(f"Block {k} of {n_blocks} ({keys}): {risen}")
         else:
-            notes.append(f"All {n_blocks} blocks read: acc / l equals plain attention"
-                         f" (largest difference {np.abs(out - exact).max():.0e}).")
+            done = ("The one block read" if n_blocks == 1 else
+                    f"All {n_blocks} blocks read")
+            notes.append(f"{done}: acc / l equals plain attention (largest "
+                         f"difference {np.abs(out - exact).max():.0e}).")
         return State(
             tokens=[str(i) for i in range(n)], weights=grid, notes=notes,
             running_max=m, running_sum=total, output=out, exact=exact, rescaled=rose,
@@ -213,39 +240,44 @@ class _TilingExplorer(Explorer):
 
     def _paint(self, art, s):
         labels = _thin(s.tokens)
-        title = (f"after {s._k} of {s._n_blocks} blocks of {s._b} keys"
+        read = ("no block read yet" if s._k == 0 else
+                f"after {s._k} of {_plural(s._n_blocks, 'block')}")
+        title = (f"{read}, {_plural(s._b, 'key')} per block"
                  + (f", window {s._w}" if s._w else ", causal"))
         key = art.grid.update(s.weights, labels, labels, xlabel="key", ylabel="query",
                               title=title, vmin=0.0, vmax=1.0)
         a, z = (s._k - 1) * s._b, min(s._k * s._b, s._n)
         art.grid.frame.set_visible(s._k > 0)
         art.grid.frame.set_bounds(a - 0.5, -0.5, max(z - a, 0), s._n)
-        # fixed or rounded axis limits: the cached backgrounds are reused
+        art.grid.unread.set_visible(z < s._n)
+        art.grid.unread.set_bounds(z - 0.5, -0.5, s._n - z, s._n)
+        # fixed axis limits (the cached backgrounds are reused): m's for every
+        # setting, l's for every step of one setting (the bars never rescale)
         m = np.where(np.isfinite(s.running_max), s.running_max, 0.0)
-        lim = _score_limit()
+        lim, top = _score_limit(), _sum_limit(s._n, s._b, s._w if s._w < s._n else 0)
         k1 = art.max.update(m, title="running max m", xlim=(-lim, lim))
-        top = nice_limit(max(2.0, float(s.running_sum.max())))
         k2 = art.sum.update(s.running_sum, title="running sum l", xlim=(0.0, top))
-        mem, full = s.memory, float(s._n * s._n)
-        # the x range runs past 1 to leave room for the "100%" labels
-        k3 = art.mem.update([mem["plain"] / full, mem["tiled"] / full,
-                             mem["band"] / full],
-                            ["plain n\u00b2", "tiled n\u00b7b", "band n\u00b7w"],
-                            title="memory (share of n\u00b2)", xlim=(0.0, 1.3),
-                            fmt="{:.0%}")
+        # the x range runs past 1 to leave room for the "100%" labels; no
+        # window, no band bar (w is in the grid's title)
+        shown = [(k, v) for k, v in s.memory.items() if v is not None]
+        values = [v / float(s._n * s._n) for _, v in shown]
+        labels = [{"plain": "plain n\u00b2", "tiled": "tiled n\u00b7b",
+                   "band": "band n\u00b7w"}[k] for k, _ in shown]
+        k3 = art.mem.update(values, labels, title="memory (share of n\u00b2)",
+                            xlim=(0.0, 1.3), fmt="{:.0%}")
         return key + k1 + k2 + k3
 
     def _csv_table(self):
         """For ``save``: the grid as drawn (``nan`` masked, ``-inf`` not read
-        yet), each row's running max m and sum l beside it, and the memory
-        bars (scores held at once)."""
+        yet), each row's m and l beside it, and the memory bars."""
         mem = self.memory
         return super()._csv_table(beside=saving.side_by_side(
             (["running max m", "running sum l"],
              list(zip(self.running_max, self.running_sum))),
             (["memory", "scores held at once"],
              [["plain (n x n)", mem["plain"]], ["tiled (n x block)", mem["tiled"]],
-              ["band (n x window)", mem["band"]]])))
+              ["band (n x window)", "no window" if mem["band"] is None
+               else mem["band"]]])))
 
     def _summary(self):
         s = self._state
@@ -262,7 +294,7 @@ def tiling_explorer(n=24, block=6, window=0, step=1):
     sliders. ``.weights`` is the drawn grid, (n, n): ``exp(score - m_i)`` for
     the keys read, ``-inf`` for keys not read yet, NaN for masked cells;
     ``.running_max`` and ``.running_sum`` (n,), ``.output`` (acc / l so far),
-    ``.exact`` (plain attention with the same mask) and ``.memory`` (scores
-    held at once).
+    ``.exact`` (plain attention, same mask) and ``.memory`` (scores held at
+    once: plain n * n, tiled n * block, band n * w or None with no window).
     """
     return _TilingExplorer(n, block, window, step)

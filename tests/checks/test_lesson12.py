@@ -50,6 +50,45 @@ def test_kv_bytes_accepts_numpy_and_float_answers(capsys):
     assert result is True and "4,718,592" in out and "128 KiB" in out
 
 
+# --- optional: the latent cache of MLA ------------------------------------------
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda L, h, c, r, b=2: 2 * L * (c + r) * b, "a key AND a value"),
+    (lambda L, h, c, r, b=2: L * c * b, "RoPE key is missing"),
+    (lambda L, h, c, r, b=2: L * (c + h * r) * b, "a RoPE key per head"),
+    (lambda L, h, c, r, b=2: L * h * (c + r) * b, "a latent per head"),
+    (lambda L, h, c, r, b=2: (c + r) * b, "layers are missing"),
+    (lambda L, h, c, r, b=2: L * (c + r), "counts numbers, not bytes"),
+    (lambda L, h, c, r, b=2: 8 * L * (c + r) * b, "that is bits"),
+    (lambda L, h, c, r, b=2: L + c + r + b, "expected 192 bytes"),
+    (lambda L, h, c, r, b=2: np.zeros(2), "return one number"),
+])
+def test_mla_bytes_names_the_mistake(fn, words, capsys):
+    result, out = _verdict(checks.check_mla_bytes_per_token, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
+
+
+def test_mla_mistakes_all_differ_in_the_first_case():
+    # hand-worked: 3 layers x (10 + 6) x 4 bytes = 192, and each named mistake
+    # gives its own number there, so the first case tells them apart
+    from helpers.checks.lesson12 import MLA_CASES, mla_mistakes
+
+    L, h, c, r, b = MLA_CASES[0]
+    assert L * (c + r) * b == 192
+    wrong = [w for w, _ in mla_mistakes(L, h, c, r, b)]
+    assert sorted(wrong) == sorted(set(wrong)) and 192 not in wrong
+    assert wrong == [384, 120, 408, 768, 64, 48, 1536]
+
+
+def test_mla_bytes_gives_deepseek_v3(capsys):
+    result, out = _verdict(checks.check_mla_bytes_per_token,
+                           lambda L, h, c, r, b=2: np.int64(L) * (c + r) * b * 1.0,
+                           capsys)
+    assert result is True and "70,272" in out
+    assert 61 * (512 + 64) * 2 == 70_272
+
+
 # --- core: one step of the online softmax ---------------------------------------
 
 def _step(rescale_total=True, rescale_acc=True, sign=1, block_max=False,

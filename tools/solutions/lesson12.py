@@ -6,6 +6,7 @@ from helpers.attention import scaled_dot_product_attention
 
 CHECKERS = {
     "kv_bytes_per_token": "check_kv_bytes_per_token",
+    "mla_bytes_per_token": "check_mla_bytes_per_token",
     "online_softmax_step": "check_online_softmax_step",
     "rope_attention": "check_rope_attention",
 }
@@ -15,6 +16,12 @@ def kv_bytes_per_token(n_layers, n_heads, n_kv_heads, d_head, bytes_per_value=2)
     # one key and one value (2) of d_head numbers per key/value head, per layer;
     # the query heads (n_heads) are not cached
     return 2 * n_layers * n_kv_heads * d_head * bytes_per_value
+
+
+def mla_bytes_per_token(n_layers, n_heads, d_latent, d_rope, bytes_per_value=2):
+    # one latent and one RoPE key per token and layer, shared by all the heads
+    # (n_heads is not in it); no factor 2: K and V are both made from the latent
+    return n_layers * (d_latent + d_rope) * bytes_per_value
 
 
 def online_softmax_step(m, total, acc, scores, V_block):
