@@ -373,7 +373,7 @@ class GPT:
             q, k, v = self._qkv(b, h)
             K, V = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
             new.append((K, V))
-            out, _ = scaled_dot_product_attention(q, K, V)  # every cached key is earlier
+            out, _ = scaled_dot_product_attention(q, K, V)  # all cached keys: earlier
             h = self._finish(b, h, out, ())
         return self.unembed(h[0]), new
 
