@@ -3,7 +3,8 @@
 :func:`gpt_explorer` runs :mod:`helpers.gpt` on the text in the box and shows
 the attention of one head (or all 6 heads of a layer; rows are queries,
 columns are keys, the masked future grey) beside the most likely next tokens
-at the chosen temperature; a button continues the prompt. Labels show the
+at the chosen temperature and top-p; a button continues the prompt (the box
+grows to show what was added, and the message line repeats it). Labels show the
 tokens' spaces: ``" the"`` as ``·the``, a line break as ``↵``, the start
 token as ``⟨bos⟩``. The model is loaded once per session; runs are kept for
 the last few texts, so that changing the layer, head or temperature only
@@ -29,6 +30,7 @@ from helpers.widgets.panels import Bars, FastHeatmap
 MAX_SHOWN = 32
 TOP_K_SHOWN = 8  # next tokens in the bar panel
 GENERATE_TOKENS, GENERATE_TOP_K = 20, 40
+MAX_ROWS, CHARS_PER_ROW = 14, 80  # the prompt box grows up to MAX_ROWS lines
 ALL_HEADS = "all 6 heads"
 BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩
 _DEFAULT_PROMPT = ("ROMEO:\nBut soft, what light through yonder window breaks?\n"
@@ -79,17 +81,29 @@ def token_label(piece: str) -> str:
 def _grid_rects():
     """Figure rectangles of the 6 small panels (2 rows x 3 columns)."""
     rows, cols = _GRID
-    left, width, gap, bottom, height, vgap = 0.075, 0.155, 0.022, 0.16, 0.31, 0.075
+    left, width, gap, bottom, height, vgap = 0.105, 0.148, 0.02, 0.16, 0.31, 0.075
     return [[left + c * (width + gap), bottom + (rows - 1 - r) * (height + vgap),
              width, height] for r in range(rows) for c in range(cols)]
+
+
+def _label_step(pitch_px, size_pt, dpi):
+    """Label every k-th token so that labels ``pitch_px`` apart do not overlap."""
+    return max(1, math.ceil(size_pt * dpi / 72.0 / max(pitch_px, 1e-9) - 0.05))
 
 
 def _thin(labels, pitch_px, size_pt, dpi):
     """Every k-th label (and the last) so that labels ``pitch_px`` apart do
     not overlap; the others become empty."""
-    step = max(1, math.ceil(size_pt * dpi / 72.0 / max(pitch_px, 1e-9) - 0.05))
+    step = _label_step(pitch_px, size_pt, dpi)
     last = len(labels) - 1
     return [lab if (last - i) % step == 0 else "" for i, lab in enumerate(labels)]
+
+
+def _rows_for(text):
+    """Lines the prompt box needs to show ``text`` whole (3 to MAX_ROWS)."""
+    lines = str(text).split("\n")
+    need = sum(max(1, math.ceil(len(line) / CHARS_PER_ROW)) for line in lines)
+    return min(max(3, need), MAX_ROWS)
 
 
 def _masked(weights):
@@ -109,14 +123,15 @@ class _GPTExplorer(Explorer):
     #: whole (context-capped) text; n_cut: tokens beyond the model's context
     shows = {"probs": None, "top": (), "run": None, "n_cut": 0}
 
-    def __init__(self, prompt, layer, head, temperature):
+    def __init__(self, prompt, layer, head, temperature, top_p=1.0):
         self.model, self.unavailable = _shared_model()
         n_layers = self.model.n_layers if self.model is not None else 4
         self._n_heads = self.model.n_heads if self.model is not None else 6
         self._runs = OrderedDict()
         self._clicks = 0  # the seed of the next generation
         self.prompt = widgets.Textarea(value=str(prompt), description="Prompt:",
-                                       rows=3, layout=widgets.Layout(width="46em"),
+                                       rows=_rows_for(prompt),
+                                       layout=widgets.Layout(width="46em"),
                                        style={"description_width": "initial"})
         self.prompt.add_class("attn-sentence")
         self.sentence = self.prompt  # the name of the widget contract
@@ -132,17 +147,23 @@ class _GPTExplorer(Explorer):
             value=min(max(float(temperature), 0.1), 2.0), min=0.1, max=2.0, step=0.05,
             description="Temperature:", readout_format=".2f",
             style={"description_width": "initial"})
+        self.top_p = widgets.FloatSlider(
+            value=self._clamp_p(top_p), min=0.05, max=1.0, step=0.05,
+            description="Top-p:", readout_format=".2f",
+            style={"description_width": "initial"})
+        self.top_p.add_class("attn-top-p")
         label = f"Generate {GENERATE_TOKENS} tokens"
         self.generate = widgets.Button(description=label,
                                        layout=widgets.Layout(width=text_width(len(label))))
         self.generate.add_class("attn-generate")
         self.generate.on_click(self._on_generate)
         super().__init__([self.prompt, widgets.HBox([self.layer, self.head,
-                                                     self.temperature, self.generate])])
+                                                     self.temperature, self.top_p]),
+                          self.generate])
 
     # -- drawing ------------------------------------------------------------
     def _build(self, art):
-        art.single = FastHeatmap(art, [0.1, 0.16, 0.45, 0.7],
+        art.single = FastHeatmap(art, [0.13, 0.16, 0.42, 0.7],
                              cbar_rect=[0.565, 0.16, 0.012, 0.7],
                              rows=MAX_SHOWN, cols=MAX_SHOWN)
         art.grid = []
@@ -169,6 +190,14 @@ class _GPTExplorer(Explorer):
         t = float(self.temperature.value)
         return min(max(t, 0.1), 2.0) if math.isfinite(t) else 1.0
 
+    @staticmethod
+    def _clamp_p(p):
+        try:
+            p = float(p)
+        except (TypeError, ValueError):
+            return 1.0
+        return min(max(p, 0.05), 1.0) if math.isfinite(p) else 1.0
+
     def _compute(self):
         from helpers.models import gpt
 
@@ -182,7 +211,9 @@ class _GPTExplorer(Explorer):
                 probs=np.zeros(0), top=[])
         run = self._run(text)
         T, layer = self._temperature(), int(self.layer.value)
-        probs = gpt.top_k_probabilities(run.logits[-1], None, T)
+        top_p = self._clamp_p(self.top_p.value)
+        probs = gpt.top_k_probabilities(run.logits[-1], None, T,
+                                        top_p if top_p < 1 else None)
         order = np.argsort(-probs, kind="stable")[:TOP_K_SHOWN]
         top = [(self.model.piece(i), float(probs[i])) for i in order]
         n = len(run.ids)
@@ -194,7 +225,7 @@ class _GPTExplorer(Explorer):
             tokens=tokens, labels=[token_label(t) for t in tokens], notes=notes,
             weights=A if choice == ALL_HEADS else A[int(choice)], probs=probs,
             top=top, run=run, n_cut=int(run.n_cut), _all=A, _layer=layer,
-            _choice=choice, _T=T)
+            _choice=choice, _T=T, _p=top_p)
 
     def _notes(self, text, run, shown):
         """The message: empty, cut, trimmed or odd text (a list of sentences)."""
@@ -236,11 +267,15 @@ class _GPTExplorer(Explorer):
                               f"{s._choice} (rows = queries, columns = keys)",
                               **WEIGHT_SCALE)
         else:
-            art.suptitle.set_text(f"layer {s._layer}: all {self._n_heads} heads "
-                                  "(rows = queries, columns = keys)")
             n, dpi = len(s.labels), art.fig.dpi
             pitch = _grid_rects()[0][3] * art.fig.bbox.height / max(n, 1)
             shown = _thin(s.labels, pitch, label_size(n), dpi)
+            step = _label_step(pitch, label_size(n), dpi)
+            every = {1: "", 2: "; labels: every 2nd token"}.get(
+                step, f"; labels: every {step}rd token" if step == 3
+                else f"; labels: every {step}th token")
+            art.suptitle.set_text(f"layer {s._layer}: all {self._n_heads} heads "
+                                  f"(rows = queries, columns = keys{every})")
             data = _masked(s._all)
             for k, g in enumerate(art.grid):
                 first_col, last_row = k % _GRID[1] == 0, k >= _GRID[1]
@@ -248,9 +283,12 @@ class _GPTExplorer(Explorer):
                          shown if last_row else [], title=f"head {k}",
                          xlabel="key" if last_row else "",
                          ylabel="query" if first_col else "", **WEIGHT_SCALE)
+        best = max([p for _, p in s.top] or [0.0])
+        cut = f", top-p {s._p:.2f}" if s._p < 1 else ""
         art.bars.update([p for _, p in s.top], [token_label(t) for t, _ in s.top],
-                        title=f"next token after '{s.labels[-1]}' (T = {s._T:.2f})",
-                        xlim=(0.0, 1.0), fmt="{:.3f}")
+                        title=f"next token after '{s.labels[-1]}' (T = {s._T:.2f}"
+                        f"{cut})", xlim=(0.0, min(1.0, max(0.05, 1.25 * best))),
+                        fmt="{:.3f}")
         return key
 
     def _paint_all(self, art, state):
@@ -264,16 +302,22 @@ class _GPTExplorer(Explorer):
     # -- generation -----------------------------------------------------------
     def _on_generate(self, button=None):
         """Continue the prompt by GENERATE_TOKENS tokens (top-k sampling at
-        the slider's temperature; the seed counts the clicks)."""
+        the sliders' temperature and top-p; the seed counts the clicks). The
+        box grows to show the text, and the message line shows what was added."""
         if self.model is None:
             self._set_message(self.unavailable)
             return
         try:
             text = "" if self.prompt.value is None else str(self.prompt.value)
+            top_p = self._clamp_p(self.top_p.value)
             g = self.model.generate(text, GENERATE_TOKENS, top_k=GENERATE_TOP_K,
-                                    temperature=self._temperature(), seed=self._clicks)
+                                    temperature=self._temperature(), seed=self._clicks,
+                                    top_p=top_p if top_p < 1 else None)
             self._clicks += 1
+            self.prompt.rows = _rows_for(text + g.new_text)
             self.prompt.value = text + g.new_text
+            added = " ".join(g.new_text.split())
+            self._set_message(f"{self.message} Added: \u201c{added}\u201d".strip())
         except Exception as exc:  # never escape a widget callback
             self.last_error = exc
             self._set_message(f"Could not generate ({type(exc).__name__}).")
@@ -283,16 +327,18 @@ class _GPTExplorer(Explorer):
                 else super()._summary())
 
 
-def gpt_explorer(prompt=None, layer=0, head=ALL_HEADS, temperature=1.0):
+def gpt_explorer(prompt=None, layer=0, head=ALL_HEADS, temperature=1.0, top_p=1.0):
     """Lesson 11: the small GPT's attention and next-token prediction.
 
     Type a prompt (``.prompt``, also ``.sentence``); ``.layer`` (0-3) and
     ``.head`` (0-5, or ``"all 6 heads"``) pick the attention shown,
-    ``.temperature`` reshapes the next-token probabilities and ``.generate``
-    appends 20 sampled tokens. ``.tokens`` are the shown tokens (the last
-    ``MAX_SHOWN``), ``.weights`` their pattern, (n, n) or (6, n, n);
-    ``.probs`` is ``softmax(logits / T)`` after the whole text, (vocab,), and
+    ``.temperature`` reshapes the next-token probabilities, ``.top_p`` keeps
+    only the nucleus (1.0: every token) and ``.generate`` appends 20 sampled
+    tokens (top-k 40 at that temperature and top-p). ``.tokens`` are the
+    shown tokens (the last ``MAX_SHOWN``), ``.weights`` their pattern, (n, n)
+    or (6, n, n); ``.probs`` is ``softmax(logits / T)`` after the whole text,
+    cut to the top-p nucleus and renormalised when top-p < 1, (vocab,), and
     ``.top`` the shown (token, probability) pairs; ``.run`` the model's run.
     """
     return _GPTExplorer(_DEFAULT_PROMPT if prompt is None else prompt, layer, head,
-                        temperature)
+                        temperature, top_p)
