@@ -196,7 +196,7 @@ def row_weights(
 
 
 def decode_times(
-    timings: dict, *, title="The cost of one new token (best of 5 runs, one thread)"
+    timings: dict, *, title="The cost of one new token (best of 10 runs, one thread)"
 ) -> AttentionFigure:
     """Milliseconds against the text length ``n`` (``gpt.decode_timings``):
     one new token by recomputing everything, one decode step with the KV

@@ -495,7 +495,7 @@ def head_scores(model: GPT) -> dict:
     return scores
 
 
-def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 5,
+def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
                    seed: int = 0) -> dict:
     """What generating costs, in milliseconds, for prompts of each length ``n``
     in ``lengths`` (``n + steps <= model.context``): ``{"n": (m,), "prefill":
@@ -505,37 +505,44 @@ def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 5,
 
     The prompts are seeded random token ids, BOS first, passed as ids (never
     decoded and encoded again, which can change their number). Per-token
-    times are the mean over ``steps`` new tokens. Each figure is the best of
-    ``repeats`` runs after a warm-up, with one BLAS thread
-    (:mod:`helpers.timing`), so that it holds on a busy machine.
+    times are the mean over ``steps`` new tokens, each step timed on its own.
+    After a warm-up, every call is repeated in ``repeats`` rounds (each round
+    goes through all of them) and its best time is kept, with one BLAS thread
+    (:mod:`helpers.timing`): a busy moment of the machine then spoils one
+    call of one round, not a whole figure.
     """
-    from helpers.timing import best_seconds, one_blas_thread
+    from helpers.timing import one_blas_thread
 
     rng = np.random.default_rng(seed)
-    out = {key: [] for key in ("n", "prefill", "cached", "recompute")}
+    calls = []  # (length index, kind, fn): one prefill, then one call per step
+    for j, n in enumerate(lengths):
+        n = int(n)
+        if not 1 <= n <= model.context - steps:
+            raise ValueError(f"n + steps must fit the context of {model.context}")
+        ids = np.concatenate([[BOS], rng.integers(1, model.vocab_size, n - 1)])
+        new = rng.integers(1, model.vocab_size, steps)
+        calls.append((j, 0, lambda ids=ids: model.prefill(ids)))
+        cache = model.prefill(ids)[1]
+        for t, token in enumerate(new):
+            calls.append((j, 1, lambda a=(token, n + t, cache): model.decode_step(*a)))
+            calls.append((j, 2, lambda x=np.concatenate([ids, new[:t + 1]]):
+                          model.run(x)))
+            cache = model.decode_step(token, n + t, cache)[1]
+    best = np.full(len(calls), np.inf)
     with one_blas_thread():
-        for n in lengths:
-            n = int(n)
-            if not 1 <= n <= model.context - steps:
-                raise ValueError(f"n + steps must fit the context of {model.context}")
-            ids = np.concatenate([[BOS], rng.integers(1, model.vocab_size, n - 1)])
-            new = rng.integers(1, model.vocab_size, steps)
-            _, cache = model.prefill(ids)
-
-            def cached(cache=cache, n=n, new=new):
-                c = cache
-                for t, token in enumerate(new):
-                    _, c = model.decode_step(token, n + t, c)
-
-            def recompute(ids=ids, new=new):
-                for t in range(len(new)):
-                    model.run(np.concatenate([ids, new[:t + 1]]))
-
-            out["n"].append(n)
-            out["prefill"].append(best_seconds(lambda i=ids: model.prefill(i), repeats))
-            out["cached"].append(best_seconds(cached, repeats) / steps)
-            out["recompute"].append(best_seconds(recompute, repeats) / steps)
-    return {k: np.array(v) if k == "n" else 1e3 * np.array(v) for k, v in out.items()}
+        for _, _, fn in calls:  # warm-up
+            fn()
+        for _ in range(int(repeats)):
+            for k, (_, _, fn) in enumerate(calls):
+                start = time.perf_counter()
+                fn()
+                best[k] = min(best[k], time.perf_counter() - start)
+    out = {"n": np.array([int(n) for n in lengths])}
+    for c, kind in enumerate(("prefill", "cached", "recompute")):
+        out[kind] = np.array([1e3 * np.mean([b for (jj, cc, _), b in zip(calls, best)
+                                             if jj == j and cc == c])
+                              for j in range(len(lengths))])
+    return out
 
 
 def bits_per_char(model: GPT, text: str) -> float:
