@@ -186,8 +186,9 @@ def row_weights(
                label=f"{label}: median {np.median(w):.2f}, mean {w.mean():.2f}")
     if chance is not None:
         ax.axvline(chance, color="#555555", linestyle=":", linewidth=1.5)
-        ax.text(chance, 0.97, f" chance {chance:.2f}", ha="left", va="top",
-                transform=ax.get_xaxis_transform(), color="#555555")
+        ax.text(chance + 0.01, 0.55, f"chance {chance:.2f}", ha="left", va="center",
+                transform=ax.get_xaxis_transform(), color="#555555",
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.8))
     ax.set(xlabel="weight a row puts on the token just before it",
            ylabel="share of the rows", title=title, xlim=(0, 1))
     ax.set_xticks(edges)

@@ -3,10 +3,11 @@ after a warm-up, with the BLAS library limited to one thread.
 
 The best run is the one least disturbed by other programs; one BLAS thread
 keeps numpy from waiting on cores that other work holds (the matrices of the
-lessons are small, so more threads would not help them anyway). Without
-``threadpoolctl`` the thread count is set through OpenBLAS's own function,
-found among the libraries the process has loaded (Linux); where it cannot be
-found the timing still runs, with the library's own threads.
+lessons are small, so more threads would not help them anyway). The thread
+count is set through OpenBLAS's own function, found among the libraries the
+process has loaded (Linux; numpy's wheels bring OpenBLAS), so no package is
+needed for it; where it cannot be found the timing still runs, with the
+library's own threads.
 """
 
 from __future__ import annotations
@@ -43,14 +44,6 @@ def _openblas():
 @contextmanager
 def one_blas_thread():
     """Inside the ``with`` block numpy's matrix products use one thread."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        threadpool_limits = None
-    if threadpool_limits is not None:
-        with threadpool_limits(limits=1, user_api="blas"):
-            yield
-        return
     found = _openblas()
     if found is None:
         yield
