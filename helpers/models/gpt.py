@@ -377,14 +377,6 @@ class GPT:
             h = self._finish(b, h, out, ())
         return self.unembed(h[0]), new
 
-    def _step_cached(self, token: int, pos: int, cache: list) -> np.ndarray:
-        """:meth:`decode_step` that replaces ``cache``'s entries in place."""
-        logits, cache[:] = self.decode_step(token, pos, cache)
-        return logits
-
-    def _prefill(self, ids) -> tuple[np.ndarray, list]:
-        return self.prefill(ids)
-
     def generate(
         self,
         prompt: str,
@@ -415,9 +407,9 @@ class GPT:
                 ids = [BOS] + ids[-(self.context // 2 - 1) :]
                 kv = None
             if cache and kv is not None:
-                logits = self._step_cached(ids[-1], len(ids) - 1, kv)
+                logits, kv = self.decode_step(ids[-1], len(ids) - 1, kv)
             elif cache:
-                logits, kv = self._prefill(np.array(ids))
+                logits, kv = self.prefill(np.array(ids))
             else:
                 logits = self.run(np.array(ids)).logits[-1]
             if temperature == 0:
