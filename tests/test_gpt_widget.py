@@ -318,3 +318,17 @@ def test_the_all_heads_picture_says_when_labels_are_thinned(model):
     assert "labels: every" not in short.artists.suptitle.get_text()
     ex.close()
     short.close()
+
+
+@needs_model
+@pytest.mark.parametrize("top_p, temperature, want", [
+    (float("nan"), 1.0, (1.0, 1.0)), (5, 9.0, (1.0, 2.0)), (0.0, 0.0, (0.05, 0.1)),
+    (None, "hot", (1.0, 1.0)),
+])
+def test_odd_slider_values_are_clamped_not_raised(top_p, temperature, want):
+    ex = W.gpt_explorer("KING.\n", top_p=top_p, temperature=temperature)
+    assert (ex.top_p.value, ex.temperature.value) == want
+    assert ex.last_error is None and np.isclose(ex.probs.sum(), 1.0)
+    ex.generate.click()
+    assert ex.last_error is None and ex.prompt.value.startswith("KING.\n")
+    ex.close()
