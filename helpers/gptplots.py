@@ -11,7 +11,8 @@ import numpy as np
 
 from helpers.plots import AttentionFigure
 
-__all__ = ["head_scores", "loss_by_position", "loss_curves", "training_curves"]
+__all__ = ["decode_times", "head_scores", "loss_by_position", "loss_curves",
+           "row_weights", "training_curves"]
 
 
 def _figure(figsize) -> AttentionFigure:
@@ -138,34 +139,82 @@ def loss_by_position(
 
 
 def head_scores(
-    scores: dict, *, named=None, suptitle="Every head, scored three ways"
+    scores: dict, *, chance=None, named=None, suptitle="Every head, scored"
 ) -> AttentionFigure:
     """One small grid per score, ``{name: (n_layers, n_heads)}``: layers are
-    rows, heads columns, each value written in its cell; ``named`` maps a score
-    name to the ``(layer, head)`` to frame."""
-    fig = _figure((4.0 * len(scores), 3.4))
+    rows, heads columns, each value written in its cell, on one fixed colour
+    scale from 0 to 1 (so that a grid of small scores looks small).
+    ``chance`` maps a score name to its chance level, written in the panel's
+    title; ``named`` maps a score name to the ``(layer, head)`` to frame."""
+    fig = _figure((4.6 * len(scores), 3.6))
     axes = np.atleast_1d(fig.subplots(1, len(scores)))
     for ax, (name, grid) in zip(axes, scores.items()):
         grid = np.asarray(grid, dtype=float)
-        im = ax.imshow(grid, cmap="viridis", vmin=0.0, vmax=max(1e-9, grid.max()))
+        im = ax.imshow(grid, cmap="viridis", vmin=0.0, vmax=1.0)
         for (i, j), v in np.ndenumerate(grid):
-            ax.text(
-                j,
-                i,
-                f"{v:.2f}",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="black" if v > 0.6 * grid.max() else "white",
-            )
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=10,
+                    color="black" if v > 0.6 else "white")
         if named and name in named:
             li, hj = named[name]
             ax.add_patch(_frame(hj, li))
         ax.set_xticks(range(grid.shape[1]))
         ax.set_yticks(range(grid.shape[0]))
-        ax.set(xlabel="head", ylabel="layer", title=name.replace("_", " "))
-        fig.colorbar(im, ax=ax, shrink=0.8)
+        title = name.replace("_", " ")
+        if chance and name in chance:
+            title += f"\n(chance {chance[name]:.2f}, a perfect head 1.00)"
+        ax.set(xlabel="head", ylabel="layer", title=title)
+        fig.colorbar(im, ax=ax, shrink=0.8, label="mean weight")
     fig.suptitle(suptitle)
+    return fig
+
+
+def row_weights(
+    rows: dict, *, chance=None, title="Weight on the previous token, row by row"
+) -> AttentionFigure:
+    """How the weights of many rows spread, one bar group per head:
+    ``rows = {label: (n_rows,) weights in [0, 1]}``, counted in 10 bins of
+    0.1 as a share of the rows; ``chance`` draws the weight a head spreading
+    evenly over the tokens it may see would give (a dotted line)."""
+    fig = _figure((8.0, 3.8))
+    ax = fig.add_subplot()
+    edges = np.linspace(0.0, 1.0, 11)
+    width = 0.1 / (len(rows) + 1)
+    for k, (label, w) in enumerate(rows.items()):
+        w = np.asarray(w, dtype=float)
+        share = np.histogram(np.clip(w, 0, 1), bins=edges)[0] / max(len(w), 1)
+        ax.bar(edges[:-1] + (k + 0.5) * width + width / 2, share, width=width,
+               label=f"{label}: median {np.median(w):.2f}, mean {w.mean():.2f}")
+    if chance is not None:
+        ax.axvline(chance, color="#555555", linestyle=":", linewidth=1.5)
+        ax.text(chance + 0.01, 0.55, f"chance {chance:.2f}", ha="left", va="center",
+                transform=ax.get_xaxis_transform(), color="#555555",
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.8))
+    ax.set(xlabel="weight a row puts on the token just before it",
+           ylabel="share of the rows", title=title, xlim=(0, 1))
+    ax.set_xticks(edges)
+    ax.legend(loc="upper right")
+    return fig
+
+
+def decode_times(
+    timings: dict, *, title="The cost of one new token (best of 10 runs, one thread)"
+) -> AttentionFigure:
+    """Milliseconds against the text length ``n`` (``gpt.decode_timings``):
+    one new token by recomputing everything, one decode step with the KV
+    cache, and (dashed) the prefill that fills the cache, once per prompt."""
+    fig = _figure((7.5, 3.8))
+    ax = fig.add_subplot()
+    n = np.asarray(timings["n"])
+    ax.plot(n, timings["recompute"], "o-", label="new token, recomputing everything",
+            color="#d62728")
+    ax.plot(n, timings["cached"], "o-", label="new token, with the KV cache (a step)",
+            color="#1f77b4")
+    ax.plot(n, timings["prefill"], "s--", label="prefill: the whole prompt, once",
+            color="#7f7f7f")
+    ax.set(xlabel="tokens in the text so far (n)", ylabel="milliseconds", title=title)
+    ax.set_ylim(bottom=0)
+    ax.set_xlim(0, n.max() * 1.05)
+    ax.legend(loc="upper left")
     return fig
 
 

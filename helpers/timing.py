@@ -1,4 +1,4 @@
-"""Timing that holds on a busy laptop (lesson 12).
+"""Timing that holds on a busy laptop (lessons 11 and 12).
 
 A single timing of a numpy call depends on what else the machine is doing and
 on how many threads the BLAS library (OpenBLAS, MKL, Accelerate) spreads a
@@ -20,7 +20,7 @@ import ctypes
 import re
 import time
 
-__all__ = ["best_ms", "one_blas_thread"]
+__all__ = ["best_ms", "best_seconds", "one_blas_thread"]
 
 
 def _openblas_libraries():
@@ -76,3 +76,8 @@ def best_ms(fn, repeats: int = 5) -> float:
         fn()
         best = min(best, time.perf_counter() - t0)
     return 1000.0 * best
+
+
+def best_seconds(fn, repeats: int = 5) -> float:
+    """:func:`best_ms` in seconds: one warm-up call, then the best of ``repeats``."""
+    return best_ms(fn, repeats) / 1000.0

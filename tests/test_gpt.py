@@ -272,3 +272,76 @@ def test_missing_model_folder(tmp_path):
 def test_top_k_probabilities_refuses_a_meaningless_setting(bad):
     with pytest.raises(ValueError, match="must be"):
         gpt.top_k_probabilities(np.array([1.0, 2.0, 3.0]), **bad)
+
+
+# --- top-p (nucleus) sampling, greedy decoding, the public cached step --------
+
+
+def test_top_p_keeps_the_nucleus_by_hand():
+    z = np.log([0.5, 0.3, 0.15, 0.05])
+    # the mass before each token, most likely first: 0, 0.5, 0.8, 0.95
+    np.testing.assert_allclose(gpt.top_k_probabilities(z, top_p=0.7),
+                               [0.625, 0.375, 0.0, 0.0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(gpt.top_k_probabilities(z, top_p=0.5),
+                               [1.0, 0.0, 0.0, 0.0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(gpt.top_k_probabilities(z, top_p=0.9),
+                               [0.5 / 0.95, 0.3 / 0.95, 0.15 / 0.95, 0.0],
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(gpt.top_k_probabilities(z, top_p=1.0),
+                               [0.5, 0.3, 0.15, 0.05], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(gpt.top_k_probabilities(z, top_p=0.01),
+                               [1.0, 0.0, 0.0, 0.0], rtol=0, atol=1e-12)  # top kept
+    # the order of the vocabulary does not matter; ties with the last kept stay
+    np.testing.assert_allclose(gpt.top_k_probabilities(z[::-1], top_p=0.7),
+                               [0.0, 0.0, 0.375, 0.625], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(gpt.top_k_probabilities(np.log([0.4, 0.3, 0.3]),
+                                                       top_p=0.5),
+                               [0.4, 0.3, 0.3], rtol=0, atol=1e-12)
+    # after top-k and the temperature: k = 3 of 4, then the nucleus of those
+    q = gpt.top_k_probabilities(z, k=3, top_p=0.6)   # (0.526, 0.316, 0.158)
+    np.testing.assert_allclose(q, [0.625, 0.375, 0.0, 0.0], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("top_p", [0.0, -0.5, 1.5])
+def test_top_p_refuses_a_meaningless_setting(top_p):
+    with pytest.raises(ValueError, match="top_p must be in"):
+        gpt.top_k_probabilities([1.0, 2.0], top_p=top_p)
+
+
+def test_top_p_generation_draws_only_from_the_nucleus(model):
+    prompt = "KING.\nWhat say you, lords?"
+    g = _same_generation(model, prompt, 12, temperature=0.8, top_p=0.5, seed=2)
+    for logits, token in zip(g.logits, g.new_ids):
+        assert gpt.top_k_probabilities(logits, None, 0.8, 0.5)[token] > 0
+
+
+def test_greedy_picks_the_most_likely_token_every_step(model):
+    g = model.generate("ANTONY.\nI come to bury Caesar, not to praise", 16,
+                       temperature=0)
+    np.testing.assert_array_equal(g.new_ids, g.logits.argmax(axis=-1))
+
+
+def test_prefill_and_decode_step_give_the_runs_logits(model):
+    ids = model.run("To be, or not to be, that is the question").ids
+    logits, cache = model.prefill(ids[:5])
+    np.testing.assert_allclose(logits, model.run(ids[:5]).logits[-1], atol=1e-4)
+    assert len(cache) == model.n_layers
+    assert all(K.shape == V.shape == (model.n_heads, 5, model.d_head)
+               for K, V in cache)
+    full = model.run(ids).logits
+    for pos in range(5, len(ids)):
+        before = [K.copy() for K, _ in cache]
+        logits, new = model.decode_step(ids[pos], pos, cache)
+        np.testing.assert_allclose(logits, full[pos], rtol=0, atol=1e-4)
+        assert all(np.array_equal(K, b) for (K, _), b in zip(cache, before))  # kept
+        assert new[0][0].shape == (model.n_heads, pos + 1, model.d_head)
+        cache = new
+
+
+def test_decode_timings_are_per_token_and_refuse_too_long_prompts(model):
+    t = gpt.decode_timings(model, (8, 16), steps=2, repeats=1)
+    assert list(t["n"]) == [8, 16]
+    for key in ("prefill", "cached", "recompute"):
+        assert t[key].shape == (2,) and (t[key] > 0).all()
+    with pytest.raises(ValueError, match="fit the context"):
+        gpt.decode_timings(model, (model.context,), steps=1, repeats=1)

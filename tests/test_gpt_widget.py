@@ -264,3 +264,71 @@ def test_without_the_model_one_sentence_says_why(monkeypatch):
     assert ex.last_error is None and "lacks" in ex.message
     assert ex.prompt.value == "another prompt" and "lacks" in repr(ex)
     ex.close()
+
+
+@needs_model
+def test_top_p_keeps_the_nucleus_and_generate_uses_it(model):
+    ex = W.gpt_explorer(PROMPT, head=1)
+    logits = model.run(PROMPT).logits[-1]
+    ex.top_p.value = 0.5
+    expected = gpt.top_k_probabilities(logits, None, 1.0, 0.5)
+    assert np.allclose(ex.probs, expected, atol=1e-9)
+    assert np.count_nonzero(ex.probs) == np.count_nonzero(expected) < 20
+    assert np.isclose(ex.probs.sum(), 1.0)
+    ex.generate.click()
+    g = model.generate(PROMPT, 20, temperature=1.0, top_k=40, top_p=0.5, seed=0)
+    assert ex.prompt.value == PROMPT + g.new_text and ex.last_error is None
+    ex.top_p.value = 1.0
+    assert np.allclose(ex.probs, model.run(ex.prompt.value).probs(), atol=1e-6)
+    ex.close()
+
+
+@needs_model
+def test_generate_grows_the_box_and_says_what_it_added(model):
+    ex = W.gpt_explorer("KING.\n")
+    assert ex.prompt.rows == 3
+    for _ in range(6):
+        ex.generate.click()
+    assert ex.prompt.rows == lesson11._rows_for(ex.prompt.value) > 3
+    assert ex.prompt.rows <= lesson11.MAX_ROWS
+    assert "Added: \u201c" in ex.message and ex.last_error is None
+    added = model.generate(ex.prompt.value, 1, seed=0)  # the model still runs on it
+    assert len(added.new_ids) == 1
+    ex.close()
+
+
+@needs_model
+def test_the_bars_axis_fits_the_largest_probability(model):
+    ex = W.gpt_explorer(PROMPT, head=0)
+    ex.temperature.value = 2.0
+    best = max(p for _, p in ex.top)
+    right = ex.artists.bars.ax.get_xlim()[1]   # the bars' own padding: 12%
+    assert best < right == pytest.approx(1.12 * min(1.0, max(0.05, 1.25 * best)))
+    assert right < 0.5  # not the fixed 0-1 axis, where the bars were slivers
+    ex.close()
+
+
+@needs_model
+def test_the_all_heads_picture_says_when_labels_are_thinned(model):
+    ex = W.gpt_explorer("To be, or not to be, that is the question: " * 4)
+    assert len(ex.tokens) == lesson11.MAX_SHOWN
+    title = ex.artists.suptitle.get_text()
+    assert "labels: every" in title, title
+    short = W.gpt_explorer("To be")
+    assert "labels: every" not in short.artists.suptitle.get_text()
+    ex.close()
+    short.close()
+
+
+@needs_model
+@pytest.mark.parametrize("top_p, temperature, want", [
+    (float("nan"), 1.0, (1.0, 1.0)), (5, 9.0, (1.0, 2.0)), (0.0, 0.0, (0.05, 0.1)),
+    (None, "hot", (1.0, 1.0)),
+])
+def test_odd_slider_values_are_clamped_not_raised(top_p, temperature, want):
+    ex = W.gpt_explorer("KING.\n", top_p=top_p, temperature=temperature)
+    assert (ex.top_p.value, ex.temperature.value) == want
+    assert ex.last_error is None and np.isclose(ex.probs.sum(), 1.0)
+    ex.generate.click()
+    assert ex.last_error is None and ex.prompt.value.startswith("KING.\n")
+    ex.close()

@@ -31,3 +31,18 @@ def test_one_blas_thread_limits_and_restores():
         if pairs and limited:
             assert all(get() == 1 for _, get in pairs)
     assert [get() for _, get in pairs] == before
+
+
+def test_best_seconds_is_best_ms_in_seconds(monkeypatch):
+    calls, clock = [], iter([0.0, 5.0, 10.0, 11.0, 20.0, 23.0])
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: next(clock))
+    assert timing.best_seconds(lambda: calls.append(1), repeats=3) == pytest.approx(1.0)
+    assert len(calls) == 4                                  # one warm-up + 3 runs
+
+
+def test_one_blas_thread_restores_after_an_error():
+    pairs = timing._openblas_libraries()
+    before = [get() for _, get in pairs]
+    with pytest.raises(KeyError), timing.one_blas_thread():
+        raise KeyError("inside")
+    assert [get() for _, get in pairs] == before

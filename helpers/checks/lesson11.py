@@ -1,6 +1,6 @@
 """Lesson 11: the checkers of the small GPT's exercises: the next-token loss
-(warm-up), one head's causal pattern on the real GPT (core) and top-k
-sampling (stretch).
+(warm-up), one decoding step with the KV cache on the real GPT (core) and
+top-k sampling (stretch).
 
 The core checker runs :mod:`helpers.gpt`'s model, loaded once on first use;
 without its files it says so in one sentence instead of failing. Every
@@ -14,20 +14,19 @@ import math
 import numpy as np
 
 from helpers.models import gpt
-from helpers.attention import softmax
+from helpers.attention import scaled_dot_product_attention, softmax
 from helpers.checks._core import (
     _SEED,
     _Fail,
     _as_array,
     _call,
     _checker,
-    _fmt,
     _overflow,
     _require_shape,
 )
 
 #: The checkers of this lesson: ``helpers.checks`` re-exports these names.
-__all__ = ["check_next_token_loss", "check_gpt_head_pattern", "check_top_k_sample"]
+__all__ = ["check_next_token_loss", "check_decode_step", "check_top_k_sample"]
 
 # ------------------------------------------------ warm-up: the next-token loss ---
 
@@ -175,11 +174,11 @@ def check_next_token_loss(fn, name):
             "(1.733 by hand, float32, one prediction, logits of 1e4).")
 
 
-# ------------------------------------------ the core: a head of the real GPT ---
+# ------------------------------------- the core: one cached decoding step ---
 
-GPT_TEXTS = ("To be, or not to be, that is the question.",
-             "ROMEO.\nBut soft, what light through yonder window breaks?")
-GPT_HEADS = (((0, 0), 0), ((2, 3), 1), ((3, 5), 0))  # (layer, head), text
+STEP_TEXT = "ANTONY.\nI come to bury Caesar, not to praise him."
+STEP_PREFILL = 5  # tokens through model.prefill before the learner's steps
+GREEDY_PROMPT, GREEDY_TOKENS = "BRUTUS.\nRomans, countrymen, and lovers!", 6
 
 
 def _gpt(model):
@@ -192,129 +191,200 @@ def _gpt(model):
         raise _Fail(str(exc)) from None
 
 
-def _head_tries(x, W_Q, b_Q, W_K, b_K, expected):
-    """``([(weights, why)], unmasked weights)``: the classic mistakes, in float64."""
-    x, W_Q, b_Q, W_K, b_K = (np.asarray(a, dtype=np.float64)
-                             for a in (x, W_Q, b_Q, W_K, b_K))
-    Q, K = x @ W_Q + b_Q, x @ W_K + b_K
-    d, n = Q.shape[-1], x.shape[0]
-    S = Q @ K.T / math.sqrt(d)
-    lower = np.tril(np.ones((n, n), dtype=bool))
-
-    def masked(scores, keep=lower, fill=-np.inf):
-        return softmax(np.where(keep, scores, fill))
-
-    upside = ("your mask is upside down: each query sees the keys AFTER it. Rows "
-              "are queries: keep key j <= query i, the lower triangle, "
-              "np.tril(np.ones((n, n), dtype=bool)) (True = may attend)")
-    bias = "the biases are missing: Q = x @ W_Q + b_Q and K = x @ W_K + b_K"
-    return [
-        (expected.T, "your weights are transposed (keys in rows): rows must be "
-         "queries, scores = Q K^T"),
-        (masked(S.T), "you swapped Q and K: attention(K, Q, ...) scores K Q^T. Pass "
-         "Q first and K second (rows = queries)"),
-        (masked(S, lower.T), upside),
-        (masked(S, ~lower), upside),
-        (masked(S, lower[::-1]), upside),
-        (softmax(S) * lower, "you masked after the softmax: the rows no longer sum "
-         "to 1. Set the masked scores to -inf first, then take the softmax"),
-        (masked(S, fill=0.0), "the masked scores are 0 instead of -inf: exp(0) = 1 "
-         "still gives them weight"),
-        (masked(S, np.tril(lower, k=-1)), "you left out the diagonal: a token may "
-         "attend to itself (key j <= query i)"),
-        (masked(Q @ K.T), f"the scores are not divided by sqrt(d_head) = "
-         f"{math.sqrt(d):g}; your attention from lesson 04 should do that"),
-        (masked((x @ W_Q) @ (x @ W_K).T / math.sqrt(d)), bias),
-        (masked((x @ W_Q) @ K.T / math.sqrt(d)), bias),
-    ], softmax(S)
+def _reference_step(model, token, pos, cache, *, at=None, tok=True, where=True,
+                    keys="all"):
+    """The logits of one cached step, or of a classic mistake: the position
+    embedding of ``at`` (``None``: ``pos``), no token (``tok=False``) or
+    position (``where=False``) embedding, or attending to ``keys`` "old" (the
+    cache without the new key), "self" (the new key only) or "first"."""
+    h = np.zeros((1, model.d_model), dtype=np.float32)
+    if tok:
+        h = h + model.wte[[token]]
+    if where:
+        h = h + model.wpe[[pos if at is None else at]]
+    for layer, (K, V) in enumerate(cache):
+        q, k, v = model.qkv(layer, h)
+        K, V = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
+        pick = {"all": slice(None), "old": slice(0, -1), "self": slice(-1, None),
+                "first": slice(0, 1)}[keys]
+        out, _ = scaled_dot_product_attention(q, K[:, pick], V[:, pick])
+        h = model.finish(layer, h, out)
+    return model.unembed(h[0])
 
 
-def _leaks(got, tokens, label):
-    """A _Fail naming the rows that put weight on later keys, if any do."""
-    n = got.shape[0]
-    future = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), got, 0.0).sum(-1)
-    rows = np.flatnonzero(future > 1e-6)
-    if not rows.size:
-        return None
-    every = rows.size == n - 1 and rows[-1] == n - 2
-    which = (f"rows 0 to {n - 2} (every query but the last) put" if every
-             else f"row {rows[0]} puts" if rows.size == 1
-             else "rows " + ", ".join(str(r) for r in rows[:8])
-             + (" ..." if rows.size > 8 else "") + " put")
-    r = int(rows[0])
-    return (f"For {label}, the future leaks: {which} weight on later tokens; row "
-            f"{r} (query {tokens[r]!r}) gives {future[r]:.2f} of its weight to the "
-            f"{n - 1 - r} tokens after it")
+def _step_mistakes(model, token, pos, cache):
+    """``[(logits, why)]`` of the classic mistakes of one cached step."""
+    where = (f"the new token sits at position pos = {pos} and takes "
+             f"model.wpe[pos]; positions count from 0, so a cache of {pos} tokens "
+             f"holds positions 0 to {pos - 1}" if pos > 1 else
+             f"the new token sits at position pos = {pos} and takes model.wpe[pos]; "
+             "positions count from 0, so the one cached token is position 0")
+    tries = [
+        (dict(keys="old"), "the new token did not attend to itself: append its k "
+         "and v to the cache first, then attend over the grown cache (a query "
+         "sees every key j <= i, its own included)"),
+        (dict(keys="self"), "the new token attended only to its own key: the "
+         "cached keys and values of the earlier tokens are lost. Attend over "
+         "np.concatenate([K, k], axis=1)"),
+        (dict(keys="first"), "your mask hides the cached tokens: the new token "
+         "is the last query, after every cached key, so its row of the causal "
+         "mask is all True. One new query needs no mask at all"),
+        (dict(at=len(cache)), f"wrong position embedding: len(cache) = "
+         f"{len(cache)} is the number of layers, not of tokens; {where}"),
+        (dict(at=pos + 1), f"wrong position embedding (pos + 1): {where}"),
+        (dict(where=False), "no position embedding: the new token's vector is "
+         "model.wte[token] + model.wpe[pos]"),
+        (dict(tok=False), "no token embedding: the new token's vector is "
+         "model.wte[token] + model.wpe[pos]"),
+    ]
+    if pos >= 1:
+        tries.insert(4, (dict(at=pos - 1), f"wrong position embedding (pos - 1): "
+                         f"{where}"))
+    if pos != 0:
+        tries.append((dict(at=0), f"every new token got position 0: {where}"))
+    return [(_reference_step(model, token, pos, cache, **kw), why)
+            for kw, why in tries]
 
 
-def check_gpt_head_pattern(fn, model=None) -> bool:
-    """Check ``fn(x, W_Q, b_Q, W_K, b_K) -> weights (n, n)`` on heads of the
-    small GPT: ``x = model.attention_input(run, layer)`` (n, d_model), the
-    head's ``W_Q, W_K`` (d_model, d_head) and ``b_Q, b_K`` (d_head,) from
-    ``model.head_weights(layer, head)``. The weights must equal
-    ``run.attention[layer, head]`` within 1e-5: causal, rows = queries.
+def _copy_cache(cache):
+    return [(K.copy(), V.copy()) for K, V in cache]
 
+
+def _step_call(fn, name, model, token, pos, cache):
+    """One call of the learner's step on a copy of ``cache``: ``(logits, new
+    cache)`` as arrays, after every check of form; the given cache unchanged."""
+    given = _copy_cache(cache)
+    try:
+        result, _ = _call(fn, name, ("model", "token", "pos", "cache"),
+                          model, token, pos, given)
+    except _Fail as fail:
+        text = str(fail)
+        if "reshape" in text or "broadcast" in text or "matmul" in text:
+            text = text.split(". ")[0].rstrip(".") + (
+                ". One new token is one query row: q is (heads, 1, d_head) and "
+                "the cache grows along axis 1, the tokens. A causal mask of shape "
+                "(n, n) would make n query rows: one new query needs no mask, "
+                "since every cached key comes before it.")
+        raise _Fail(text) from None
+    for (K, V), (K0, V0) in zip(given, cache):
+        if K.shape != K0.shape or not (np.array_equal(K, K0)
+                                       and np.array_equal(V, V0)):
+            raise _Fail(f"Your {name} changed the cache it was given. Build a new "
+                        "list, new_cache.append((K, V)), and return it with the "
+                        "logits: the old cache stays as it was.")
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise _Fail(f"Your {name} should return two things, (logits, new_cache); "
+                    f"it returned {type(result).__name__}"
+                    + (f" of length {len(result)}" if isinstance(result, tuple)
+                       else "") + ".")
+    logits, new = result
+    logits = _as_array(logits, f"The logits your {name} returns")
+    V_, d = model.vocab_size, model.d_model
+    if logits.shape in ((d,), (1, d)):
+        raise _Fail(f"Your {name} returned the residual vector h {logits.shape}, "
+                    f"not logits: turn it into {V_} logits with model.unembed(h[0]).")
+    if logits.shape == (1, V_):
+        raise _Fail(f"Your logits have shape (1, {V_}); return shape ({V_},), one "
+                    "logit per token: model.unembed(h[0]) or logits[0].")
+    _require_shape(logits, (V_,), "The logits", "One logit per token of the "
+                   "vocabulary: model.unembed(h[0]).")
+    if not isinstance(new, (list, tuple)) or len(new) != model.n_layers:
+        raise _Fail(f"The new cache should be a list with one (K, V) per layer, "
+                    f"{model.n_layers} in all; yours is {type(new).__name__}"
+                    + (f" of length {len(new)}" if isinstance(new, (list, tuple))
+                       else "") + ".")
+    want = (model.n_heads, pos + 1, model.d_head)
+    for layer, pair in enumerate(new):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+            raise _Fail(f"new_cache[{layer}] should be a pair (K, V).")
+        K, V = (np.asarray(a) for a in pair)
+        K0, V0 = cache[layer]
+        if K.shape == K0.shape and np.array_equal(K, K0):
+            raise _Fail(f"The cache did not grow: new_cache[{layer}] is the cache "
+                        "you were given. Append the new token's k and v, "
+                        "np.concatenate([K, k], axis=1), and keep that: the next "
+                        "step needs this token's key and value.")
+        if K.shape == (model.n_heads, 1, model.d_head) and pos > 0:
+            raise _Fail(f"new_cache[{layer}] holds only the new token: you replaced "
+                        "the cache by its k and v instead of appending them, "
+                        "np.concatenate([K, k], axis=1).")
+        if K.shape == (model.n_heads + 1, pos, model.d_head):
+            raise _Fail("You appended along axis 0, the heads. The tokens are axis "
+                        "1 of K (heads, tokens, d_head): np.concatenate([K, k], "
+                        "axis=1).")
+        _require_shape(K, want, f"new_cache[{layer}]'s K after a step at pos = "
+                       f"{pos}", "One more row than the cache you were given.")
+        _require_shape(V, want, f"new_cache[{layer}]'s V", "")
+        if np.allclose(K[:, :pos], V0) and np.allclose(V[:, :pos], K0):
+            raise _Fail(f"new_cache[{layer}] is (V, K): keys and values swapped. "
+                        "Keep each layer as (K, V).")
+        if not (np.array_equal(K[:, :pos], K0) and np.array_equal(V[:, :pos], V0)):
+            raise _Fail(f"new_cache[{layer}] changed the cached rows: the keys and "
+                        "values of earlier tokens never change (they cannot see "
+                        "the new one). Append the new row after them.")
+    return logits.astype(np.float64), new
+
+
+def check_decode_step(fn, model=None) -> bool:
+    """Check ``fn(model, token, pos, cache) -> (logits, new_cache)``: one new
+    token at position ``pos`` through every layer with the KV cache.
+
+    ``cache[layer] = (K, V)``, each ``(heads, pos, d_head)``, holds the
+    ``pos`` earlier tokens (``model.prefill``); ``logits`` ``(vocab,)`` must
+    equal the full run's within 1e-4, and ``new_cache`` each ``(heads, pos +
+    1, d_head)``, the given cache left unchanged. Then greedy decoding with
+    ``fn`` must give ``model.generate(..., temperature=0)``'s tokens.
     ``model`` defaults to ``helpers.gpt.load()``.
     """
 
-    @_checker("one head of the GPT: its causal attention weights")
-    def check_gpt_head_pattern(fn, name):
+    @_checker("one decoding step with the KV cache")
+    def check_decode_step(fn, name):
         mdl = _gpt(model)
-        runs = [mdl.run(text) for text in GPT_TEXTS]
-        for (layer, head), which in GPT_HEADS:
-            run = runs[which]
-            x = mdl.attention_input(run, layer)
-            w = mdl.head_weights(layer, head)
-            args = (x, w["W_Q"], w["b_Q"], w["W_K"], w["b_K"])
-            expected = run.attention[layer, head]
-            n = x.shape[0]
-            label = f"layer {layer}, head {head} on {GPT_TEXTS[which][:20] + '...'!r}"
-            result, _ = _call(fn, name, ("x", "W_Q", "b_Q", "W_K", "b_K"), *args)
-            if isinstance(result, tuple) and len(result) == 2:
-                raise _Fail(f"Your {name} returned two things; return only the "
-                            "weights (the second thing attention returns).")
-            got = _as_array(result, f"What your {name} returns")
-            if got.ndim == 2 and got.shape[0] == n and got.shape[1] != n:
-                raise _Fail(
-                    f"For {label}, you returned shape {got.shape}: that is the "
-                    "output (weights @ V), one row of values per token. Return "
-                    "the weights (n, n): `_, weights = attention(Q, K, K, "
-                    "mask=...)`.")
-            _require_shape(got, expected.shape, f"For {label}, the weights",
-                           "One row per query token and one column per key token.")
-            if np.allclose(got, expected, rtol=0, atol=1e-5):
-                continue
-            with np.errstate(all="ignore"):
-                clean = np.nan_to_num(got.astype(np.float64), nan=0.0)
-                tries, unmasked = _head_tries(*args, expected)
-            for wrong, why in tries:
-                if np.allclose(clean, wrong, rtol=0, atol=1e-5):
-                    raise _Fail(f"For {label}: {why}.")
+        run = mdl.run(STEP_TEXT)
+        ids = run.ids
+        steps = list(range(STEP_PREFILL, STEP_PREFILL + 4)) + [1]
+        for pos in steps:
+            if pos in (STEP_PREFILL, 1):  # a fresh cache: 5 tokens, then 1
+                _, cache = mdl.prefill(ids[:pos])
+            token = int(ids[pos])
+            label = (f"the token {mdl.piece(token)!r} at pos = {pos}, after "
+                     f"{pos} cached token{'s' if pos > 1 else ''}")
+            got, new = _step_call(fn, name, mdl, token, pos, cache)
+            expected = run.logits[pos].astype(np.float64)
             if not np.isfinite(got).all():
-                raise _Fail(f"For {label}, your weights contain NaN or inf: does "
-                            "every row keep at least its own key (the diagonal)?")
-            leak = _leaks(got, run.tokens, label)
-            if leak and np.allclose(got, unmasked, rtol=0, atol=1e-5):
-                raise _Fail(f"{leak}: there is no causal mask. Pass "
-                            "mask=np.tril(np.ones((n, n), dtype=bool)) to your "
-                            "attention (key j <= query i).")
-            if leak:
-                raise _Fail(f"{leak}. Keep key j <= query i with a causal mask "
-                            "before the softmax.")
-            if not np.allclose(got.sum(axis=-1), 1, atol=1e-4):
-                raise _Fail(f"For {label}, the rows of your weights do not sum to 1 "
-                            f"(row sums {_fmt(got.sum(axis=-1)[:4])} ...): the "
-                            "softmax runs along the last axis, one row per query.")
-            worst = float(np.abs(got - expected).max())
-            raise _Fail(
-                f"For {label}, your weights differ from the model's by up to "
-                f"{worst:.2g}. Build Q = x @ W_Q + b_Q and K = x @ W_K + b_K, then "
-                "call attention(Q, K, K, mask=np.tril(np.ones((n, n), dtype=bool))).")
-        heads = ", ".join(f"layer {la} head {h}" for (la, h), _ in GPT_HEADS)
-        return (f"{name} reproduces the GPT's causal heads ({heads}) on "
-                f"{len(GPT_TEXTS)} texts within 1e-5.")
+                raise _Fail(f"For {label}, your logits contain NaN or inf.")
+            if not np.allclose(got, expected, rtol=0, atol=1e-4):
+                with np.errstate(all="ignore"):
+                    tries = _step_mistakes(mdl, token, pos, cache)
+                for wrong, why in tries:
+                    if np.allclose(got, wrong, rtol=0, atol=1e-4):
+                        raise _Fail(f"For {label}: {why}.")
+                worst = float(np.abs(got - expected).max())
+                raise _Fail(
+                    f"For {label}, your logits differ from the model's by up to "
+                    f"{worst:.2g}. Per layer: q, k, v = model.qkv(layer, h); append "
+                    "k and v to the cache; out = attention(q, K, V); h = "
+                    "model.finish(layer, h, out). Then model.unembed(h[0]).")
+            cache = new
+        # greedy decoding with the learner's step, against generate
+        prompt = mdl.run(GREEDY_PROMPT).ids
+        logits, cache = mdl.prefill(prompt)
+        mine = []
+        for t in range(GREEDY_TOKENS):
+            token = int(np.argmax(logits))
+            mine.append(token)
+            logits, cache = _step_call(fn, name, mdl, token, len(prompt) + t, cache)
+        want = mdl.generate(GREEDY_PROMPT, GREEDY_TOKENS, temperature=0).new_ids
+        if mine != [int(i) for i in want]:
+            raise _Fail("Greedy decoding with your step drifts from "
+                        f"model.generate: {mdl.decode(mine)!r} against "
+                        f"{mdl.decode(want)!r}.")
+        return (f"{name} gives the full run's logits at {len(steps)} positions "
+                f"within 1e-4, grows the cache by one row, and greedy decoding "
+                f"with it writes what model.generate writes ({GREEDY_TOKENS} "
+                "tokens).")
 
-    return check_gpt_head_pattern(fn)
+    return check_decode_step(fn)
 
 
 # --------------------------------------------------- stretch: top-k sampling ---

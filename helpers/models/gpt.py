@@ -55,6 +55,7 @@ __all__ = [
     "load",
     "prefix_matching_scores",
     "repeated_sequence",
+    "decode_timings",
     "top_k_probabilities",
     "training_log",
     "training_report",
@@ -99,12 +100,20 @@ def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray
     return (x - mu) / np.sqrt(var + np.float32(LAYER_NORM_EPS)) * gamma + beta
 
 
-def top_k_probabilities(logits, k=None, temperature: float = 1.0) -> np.ndarray:
+def top_k_probabilities(logits, k=None, temperature: float = 1.0,
+                        top_p=None) -> np.ndarray:
     """Next-token probabilities for sampling: ``softmax(logits / T)`` over the
-    ``k`` largest logits only (the rest get exactly 0). ``(vocab,)`` in and out.
+    ``k`` largest logits only (the rest get exactly 0), then, with ``top_p``,
+    over the nucleus only. ``(vocab,)`` in and out.
 
     ``temperature`` must be > 0: below 1 it sharpens, above 1 it flattens.
     ``k=None`` keeps every token. Ties at the k-th logit are all kept.
+    ``top_p`` in (0, 1] (nucleus sampling): going from the most likely token
+    down, keep each token while the tokens *before* it hold less than
+    ``top_p`` of the probability, then renormalise. The top token is always
+    kept, and so are ties with the last one kept. Example:
+    p = (0.5, 0.3, 0.15, 0.05) with ``top_p=0.7`` keeps the first two
+    (0.5 < 0.7 before the second, 0.8 before the third): (0.625, 0.375, 0, 0).
     """
     if not float(temperature) > 0:
         raise ValueError(
@@ -113,11 +122,25 @@ def top_k_probabilities(logits, k=None, temperature: float = 1.0) -> np.ndarray:
         )
     if k is not None and int(k) < 1:
         raise ValueError(f"k must be at least 1 (or None for every token), got {k}")
+    if top_p is not None and not 0 < float(top_p) <= 1:
+        raise ValueError(f"top_p must be in (0, 1] (or None for no cut), got {top_p}")
     z = np.asarray(logits, dtype=np.float64) / float(temperature)
     if k is not None and int(k) < z.shape[-1]:
         kth = np.partition(z, -int(k), axis=-1)[..., -int(k), None]
         z = np.where(z >= kth, z, -np.inf)
-    return softmax(z, axis=-1)
+    p = softmax(z, axis=-1)
+    if top_p is not None and float(top_p) < 1:
+        p = _nucleus(p, float(top_p))
+    return p
+
+
+def _nucleus(p: np.ndarray, top_p: float) -> np.ndarray:
+    """``(vocab,)`` probabilities restricted to the top-p nucleus, renormalised."""
+    ordered = np.sort(p)[::-1]
+    before = np.cumsum(ordered) - ordered  # the mass of the tokens ahead of each
+    smallest_kept = ordered[before < top_p].min()
+    kept = np.where(p >= smallest_kept, p, 0.0)
+    return kept / kept.sum()
 
 
 @dataclass
@@ -314,32 +337,45 @@ class GPT:
         return layer_norm(run.hidden[layer], b["ln_1.weight"], b["ln_1.bias"])
 
     # -- generation --------------------------------------------------------------
-    def _step_cached(self, token: int, pos: int, cache: list) -> np.ndarray:
-        """One new token at position ``pos`` with the KV cache: its logits ``(vocab,)``.
-        ``cache[layer] = [K, V]``, each ``(heads, pos, d_head)``, grows by one row."""
-        h = self.wte[[token]] + self.wpe[[pos]]  # (1, d_model)
-        for i, b in enumerate(self.blocks):
-            q, k, v = self._qkv(b, h)
-            K = np.concatenate([cache[i][0], k], axis=1)
-            V = np.concatenate([cache[i][1], v], axis=1)
-            cache[i] = [K, V]
-            out, _ = scaled_dot_product_attention(
-                q, K, V
-            )  # every cached key is earlier
-            h = self._finish(b, h, out, ())
-        return self.unembed(h[0])
+    def qkv(self, layer: int, h: np.ndarray):
+        """Block ``layer``'s queries, keys and values of the residual rows ``h``
+        ``(n, d_model)`` (its LayerNorm first): Q, K, V, each ``(heads, n, d_head)``."""
+        return self._qkv(self.blocks[layer], np.asarray(h, dtype=np.float32))
 
-    def _prefill(self, ids) -> tuple[np.ndarray, list]:
-        """The prompt through every layer, keeping K and V: last logits, cache."""
+    def finish(self, layer: int, h: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """The rest of block ``layer``: the heads' outputs ``out`` ``(heads, n,
+        d_head)`` through ``W_O`` added to the residual ``h`` ``(n, d_model)``,
+        then the MLP's update added. Returns the new residual ``(n, d_model)``."""
+        return self._finish(self.blocks[layer], h, out, ())
+
+    def prefill(self, ids) -> tuple[np.ndarray, list]:
+        """The prompt ``ids`` ``(n,)`` through every layer, keeping K and V:
+        ``(logits of the last token (vocab,), cache)``, where ``cache[layer] =
+        (K, V)``, each ``(heads, n, d_head)`` (lesson 11's KV cache)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
         n, mask = len(ids), causal_mask(len(ids))
         h = self.wte[ids] + self.wpe[:n]
         cache = []
         for b in self.blocks:
             q, k, v = self._qkv(b, h)
             out, _ = scaled_dot_product_attention(q, k, v, mask=mask)
-            cache.append([k, v])
+            cache.append((k, v))
             h = self._finish(b, h, out, ())
         return self.unembed(h[-1]), cache
+
+    def decode_step(self, token: int, pos: int, cache: list) -> tuple[np.ndarray, list]:
+        """One new ``token`` at position ``pos`` with the KV cache of the
+        ``pos`` tokens before it: ``(logits (vocab,), the cache one row
+        longer)``. The cache given is left as it is."""
+        h = self.wte[[int(token)]] + self.wpe[[int(pos)]]  # (1, d_model)
+        new = []
+        for b, (K, V) in zip(self.blocks, cache):
+            q, k, v = self._qkv(b, h)
+            K, V = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
+            new.append((K, V))
+            out, _ = scaled_dot_product_attention(q, K, V)  # all cached keys: earlier
+            h = self._finish(b, h, out, ())
+        return self.unembed(h[0]), new
 
     def generate(
         self,
@@ -349,11 +385,13 @@ class GPT:
         top_k=None,
         seed: int = 0,
         cache: bool = True,
+        top_p=None,
     ) -> Generation:
         """Continue ``prompt`` by ``n_tokens`` tokens, one at a time.
 
         Each token is drawn from :func:`top_k_probabilities` of the last
-        logits (``temperature=0`` picks the most likely token: greedy), with
+        logits (``top_k`` and ``top_p`` cut the tail; ``temperature=0`` picks
+        the most likely token: greedy decoding), with
         ``np.random.default_rng(seed)``. With ``cache=True`` earlier keys and
         values are kept (each step costs ~n); without, every step runs the
         whole text again (~n^2); both give the same tokens. When the text
@@ -369,15 +407,15 @@ class GPT:
                 ids = [BOS] + ids[-(self.context // 2 - 1) :]
                 kv = None
             if cache and kv is not None:
-                logits = self._step_cached(ids[-1], len(ids) - 1, kv)
+                logits, kv = self.decode_step(ids[-1], len(ids) - 1, kv)
             elif cache:
-                logits, kv = self._prefill(np.array(ids))
+                logits, kv = self.prefill(np.array(ids))
             else:
                 logits = self.run(np.array(ids)).logits[-1]
             if temperature == 0:
                 token = int(np.argmax(logits))
             else:
-                p = top_k_probabilities(logits, top_k, temperature)
+                p = top_k_probabilities(logits, top_k, temperature, top_p)
                 token = int(rng.choice(len(p), p=p))
             all_logits.append(logits)
             new.append(token)
@@ -447,6 +485,56 @@ def head_scores(model: GPT) -> dict:
     ]
     scores["induction"] = np.mean(pm, axis=0)
     return scores
+
+
+def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
+                   seed: int = 0) -> dict:
+    """What generating costs, in milliseconds, for prompts of each length ``n``
+    in ``lengths`` (``n + steps <= model.context``): ``{"n": (m,), "prefill":
+    the whole prompt through the model once with the KV cache, "cached": one
+    decode step with the cache, per new token, "recompute": one new token by
+    running the whole text again, per new token}``, each ``(m,)``.
+
+    The prompts are seeded random token ids, BOS first, passed as ids (never
+    decoded and encoded again, which can change their number). Per-token
+    times are the mean over ``steps`` new tokens, each step timed on its own.
+    After a warm-up, every call is repeated in ``repeats`` rounds (each round
+    goes through all of them) and its best time is kept, with one BLAS thread
+    (:mod:`helpers.timing`): a busy moment of the machine then spoils one
+    call of one round, not a whole figure.
+    """
+    from helpers.timing import one_blas_thread
+
+    rng = np.random.default_rng(seed)
+    calls = []  # (length index, kind, fn): one prefill, then one call per step
+    for j, n in enumerate(lengths):
+        n = int(n)
+        if not 1 <= n <= model.context - steps:
+            raise ValueError(f"n + steps must fit the context of {model.context}")
+        ids = np.concatenate([[BOS], rng.integers(1, model.vocab_size, n - 1)])
+        new = rng.integers(1, model.vocab_size, steps)
+        calls.append((j, 0, lambda ids=ids: model.prefill(ids)))
+        cache = model.prefill(ids)[1]
+        for t, token in enumerate(new):
+            calls.append((j, 1, lambda a=(token, n + t, cache): model.decode_step(*a)))
+            calls.append((j, 2, lambda x=np.concatenate([ids, new[:t + 1]]):
+                          model.run(x)))
+            cache = model.decode_step(token, n + t, cache)[1]
+    best = np.full(len(calls), np.inf)
+    with one_blas_thread():
+        for _, _, fn in calls:  # warm-up
+            fn()
+        for _ in range(int(repeats)):
+            for k, (_, _, fn) in enumerate(calls):
+                start = time.perf_counter()
+                fn()
+                best[k] = min(best[k], time.perf_counter() - start)
+    out = {"n": np.array([int(n) for n in lengths])}
+    for c, kind in enumerate(("prefill", "cached", "recompute")):
+        out[kind] = np.array([1e3 * np.mean([b for (jj, cc, _), b in zip(calls, best)
+                                             if jj == j and cc == c])
+                              for j in range(len(lengths))])
+    return out
 
 
 def bits_per_char(model: GPT, text: str) -> float:

@@ -16,7 +16,7 @@ from tools.solutions import lesson11
 
 needs_gpt = pytest.mark.skipif(not (gpt.FOLDER / "model.safetensors").is_file(),
                                reason="no trained small GPT in data/gpt/")
-CHECKERS = [checks.check_next_token_loss, checks.check_gpt_head_pattern,
+CHECKERS = [checks.check_next_token_loss, checks.check_decode_step,
             checks.check_top_k_sample]
 
 
@@ -45,7 +45,7 @@ def _stub_raise(*a, **k):
 @pytest.mark.parametrize("stub", [_stub_raise, lambda *a, **k: None,
                                   lambda *a, **k: ...])
 def test_stub_is_not_done_yet(checker, stub, capsys):
-    if checker is checks.check_gpt_head_pattern and not (
+    if checker is checks.check_decode_step and not (
             gpt.FOLDER / "model.safetensors").is_file():
         pytest.skip("no trained small GPT in data/gpt/")
     result, out = _verdict(checker, stub, capsys)
@@ -54,7 +54,7 @@ def test_stub_is_not_done_yet(checker, stub, capsys):
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=lambda c: c.__name__)
 def test_exceptions_garbage_and_non_functions_are_reported(checker, capsys):
-    if checker is checks.check_gpt_head_pattern and not (
+    if checker is checks.check_decode_step and not (
             gpt.FOLDER / "model.safetensors").is_file():
         pytest.skip("no trained small GPT in data/gpt/")
 
@@ -149,122 +149,93 @@ def test_the_loss_names_the_mistake(fn, words, capsys):
         assert "ids = [2, 3, 2]" in out  # the hand-worked case, shown
 
 
-# --- the core: a head of the real GPT ------------------------------------------
+# --- the core: one decoding step with the KV cache ------------------------------
 
-def _QK(x, W_Q, b_Q, W_K, b_K):
-    return x @ W_Q + b_Q, x @ W_K + b_K
-
-
-def _lower(n, k=0):
-    return np.tril(np.ones((n, n), dtype=bool), k=k)
-
-
-def _with_mask(keep):
-    def head(*a):
-        Q, K = _QK(*a)
-        return scaled_dot_product_attention(Q, K, K, mask=keep(len(Q)))[1]
-    return head
-
-
-def _no_mask(*a):
-    Q, K = _QK(*a)
-    return scaled_dot_product_attention(Q, K, K)[1]
-
-
-def _swapped(*a):
-    Q, K = _QK(*a)
-    return scaled_dot_product_attention(K, Q, Q, mask=_lower(len(Q)))[1]
+def _step(keys="all", at=None, tok=True, where=True, mask=None, store="new",
+          swap=False, squeeze=True):
+    """A learner's decode_step with one chosen mistake."""
+    def decode_step(model, token, pos, cache):
+        h = np.zeros((1, model.d_model), dtype=np.float32)
+        h = h + (model.wte[[token]] if tok else 0)
+        h = h + (model.wpe[[at(pos, cache) if at else pos]] if where else 0)
+        new = []
+        for layer, (K, V) in enumerate(cache):
+            q, k, v = model.qkv(layer, h)
+            K2, V2 = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
+            kept = {"new": (K2, V2), "old": (K, V), "own": (k, v)}[store]
+            new.append(kept[::-1] if swap else kept)
+            pick = {"all": (K2, V2), "old": (K, V), "self": (k, v),
+                    "first": (K2[:, :1], V2[:, :1])}[keys]
+            m = None if mask is None else mask(K2.shape[1])
+            out, _ = scaled_dot_product_attention(q, *pick, mask=m)
+            h = model.finish(layer, h, out)
+        logits = model.unembed(h)
+        return (logits[0] if squeeze else logits), new
+    return decode_step
 
 
-def _no_bias(x, W_Q, b_Q, W_K, b_K):
-    return lesson11.gpt_head_pattern(x, W_Q, 0 * b_Q, W_K, 0 * b_K)
+def _in_place(model, token, pos, cache):
+    logits, new = lesson11.decode_step(model, token, pos, cache)
+    cache[:] = new
+    return logits, cache
 
 
-def _no_b_Q(x, W_Q, b_Q, W_K, b_K):
-    return lesson11.gpt_head_pattern(x, W_Q, 0 * b_Q, W_K, b_K)
+def _axis0(model, token, pos, cache):
+    logits, new = lesson11.decode_step(model, token, pos, cache)
+    return logits, [(np.concatenate([K[:, :-1], K[:1, :-1]], axis=0),
+                     np.concatenate([V[:, :-1], V[:1, :-1]], axis=0))
+                    for K, V in new]
 
 
-def _no_scale(*a):
-    Q, K = _QK(*a)
-    return scaled_dot_product_attention(Q, K, K, mask=_lower(len(Q)), scale=1.0)[1]
-
-
-def _after_softmax(*a):
-    return _no_mask(*a) * _lower(len(a[0]))
-
-
-def _zero_fill(*a):
-    Q, K = _QK(*a)
-    return softmax(np.where(_lower(len(Q)), Q @ K.T / np.sqrt(Q.shape[1]), 0.0))
-
-
-def _output(*a):
-    Q, K = _QK(*a)
-    return scaled_dot_product_attention(Q, K, K, mask=_lower(len(Q)))[0]
-
-
-def _both(*a):
-    Q, K = _QK(*a)
-    return scaled_dot_product_attention(Q, K, K, mask=_lower(len(Q)))
-
-
-def _nan(*a):
-    w = lesson11.gpt_head_pattern(*a)
-    w[1, 0] = np.nan
-    return w
-
-
-def _leaky(*a):
-    w = lesson11.gpt_head_pattern(*a).copy()
-    w[2, 3] = 0.25
-    return w
-
-
-def _changes_x(x, W_Q, b_Q, W_K, b_K):
-    x *= 2.0
-    return lesson11.gpt_head_pattern(x / 2.0, W_Q, b_Q, W_K, b_K)
+def _residual(model, token, pos, cache):
+    return np.zeros(model.d_model), lesson11.decode_step(model, token, pos, cache)[1]
 
 
 @needs_gpt
-def test_the_head_solution_passes_also_with_an_explicit_model(capsys):
-    result, out = _verdict(checks.check_gpt_head_pattern, lesson11.gpt_head_pattern,
-                           capsys)
-    assert result is True and "within 1e-5" in out
-    assert _verdict(checks.check_gpt_head_pattern, lesson11.gpt_head_pattern, capsys,
+def test_the_step_solution_passes_also_with_an_explicit_model(capsys):
+    result, out = _verdict(checks.check_decode_step, lesson11.decode_step, capsys)
+    assert result is True and "model.generate writes" in out
+    assert _verdict(checks.check_decode_step, lesson11.decode_step, capsys,
                     model=gpt.load())[0] is True
+    assert _verdict(checks.check_decode_step, _step(), capsys)[0] is True
 
 
 @needs_gpt
 @pytest.mark.parametrize("fn, words", [
-    (_no_mask, "no causal mask"),
-    (_with_mask(lambda n: _lower(n).T), "upside down"),
-    (_with_mask(lambda n: ~_lower(n)), "upside down"),
-    (_with_mask(lambda n: _lower(n)[::-1]), "upside down"),
-    (_with_mask(lambda n: _lower(n, -1)), "left out the diagonal"),
-    (_swapped, "swapped Q and K"),
-    (lambda *a: lesson11.gpt_head_pattern(*a).T, "transposed"),
-    (_no_bias, "biases are missing"),
-    (_no_b_Q, "biases are missing"),
-    (_no_scale, "not divided by sqrt(d_head) = 5.65685"),
-    (_after_softmax, "masked after the softmax"),
-    (_zero_fill, "instead of -inf"),
-    (_output, "that is the output"),
-    (_both, "returned two things"),
-    (lambda *a: lesson11.gpt_head_pattern(*a)[:-1], "should have shape"),
-    (_nan, "NaN"),
-    (_leaky, "row 2 puts weight on later tokens; row 2 (query ' be') gives 0.25"),
-    (lambda *a: lesson11.gpt_head_pattern(*a) * 0.5, "do not sum to 1"),
-    (_changes_x, "changed its input x in place"),
+    (_step(store="old"), "The cache did not grow"),
+    (_step(store="own"), "you replaced the cache by its k and v"),
+    (_step(swap=True), "keys and values swapped"),
+    (_step(keys="old"), "did not attend to itself"),
+    (_step(keys="self"), "attended only to its own key"),
+    (_step(keys="first"), "your mask hides the cached tokens"),
+    (_step(mask=lambda n: np.tril(np.ones((n, n), dtype=bool))),
+     "A causal mask of shape (n, n) would make n query rows"),
+    (_step(at=lambda pos, cache: len(cache)), "len(cache) = 4 is the number of layers"),
+    (_step(at=lambda pos, cache: pos + 1), "wrong position embedding (pos + 1)"),
+    (_step(at=lambda pos, cache: 0), "position 0"),
+    (_step(where=False), "no position embedding"),
+    (_step(tok=False), "no token embedding"),
+    (_step(squeeze=False), "return shape (2048,)"),
+    (_residual, "not logits"),
+    (_in_place, "changed the cache it was given"),
+    (_axis0, "along axis 0, the heads"),
+    (lambda model, token, pos, cache: lesson11.decode_step(model, token, pos,
+                                                           cache)[0],
+     "should return two things"),
 ])
-def test_the_head_names_the_mistake(fn, words, capsys):
-    _diagnosis(checks.check_gpt_head_pattern, fn, capsys, words)
+def test_the_step_names_the_mistake(fn, words, capsys):
+    _diagnosis(checks.check_decode_step, fn, capsys, words)
 
 
 @needs_gpt
-def test_no_mask_says_which_rows_see_later_tokens(capsys):
-    out = _diagnosis(checks.check_gpt_head_pattern, _no_mask, capsys, "future leaks")
-    assert "rows 0 to 13 (every query but the last)" in out
-    assert "row 0 (query '<|endoftext|>')" in out and "14 tokens after it" in out
+def test_the_step_checker_says_where(capsys):
+    out = _diagnosis(checks.check_decode_step, _step(at=lambda pos, cache: pos + 1),
+                     capsys, "at pos = 5, after 5 cached tokens:")
+    assert "a cache of 5 tokens holds positions 0 to 4" in out
+    out = _diagnosis(checks.check_decode_step,
+                     _step(at=lambda pos, cache: pos + 1 if pos == 1 else pos),
+                     capsys, "at pos = 1, after 1 cached token:")
+    assert "the one cached token is position 0" in out
 
 
 def test_without_a_model_the_checker_says_why(monkeypatch, capsys):
@@ -272,7 +243,7 @@ def test_without_a_model_the_checker_says_why(monkeypatch, capsys):
         raise gpt.ModelNotAvailable("The small GPT is not in data/gpt/.")
 
     monkeypatch.setattr(gpt, "load", unavailable)
-    result, out = _verdict(checks.check_gpt_head_pattern, lesson11.gpt_head_pattern,
+    result, out = _verdict(checks.check_decode_step, lesson11.decode_step,
                            capsys)
     assert result is False
     assert out == "Not quite: The small GPT is not in data/gpt/.\n"

@@ -11,7 +11,7 @@ from tools.solutions.lesson04 import attention
 
 CHECKERS = {
     "next_token_loss": "check_next_token_loss",
-    "gpt_head_pattern": "check_gpt_head_pattern",
+    "decode_step": "check_decode_step",
     "top_k_sample": "check_top_k_sample",
 }
 
@@ -24,13 +24,17 @@ def next_token_loss(logits, ids):
     return -log_p[np.arange(len(targets)), targets].mean()
 
 
-def gpt_head_pattern(x, W_Q, b_Q, W_K, b_K):
-    Q = x @ W_Q + b_Q
-    K = x @ W_K + b_K
-    n = x.shape[0]
-    mask = np.tril(np.ones((n, n), dtype=bool))  # key j <= query i
-    _, weights = attention(Q, K, K, mask=mask)
-    return weights
+def decode_step(model, token, pos, cache):
+    h = model.wte[[token]] + model.wpe[[pos]]  # (1, 192): the token at its position
+    new_cache = []
+    for layer, (K, V) in enumerate(cache):
+        q, k, v = model.qkv(layer, h)           # each (6, 1, 32): one new row
+        K = np.concatenate([K, k], axis=1)      # (6, pos + 1, 32)
+        V = np.concatenate([V, v], axis=1)
+        new_cache.append((K, V))
+        out, _ = attention(q, K, V)             # one query, after every key: no mask
+        h = model.finish(layer, h, out)         # W_O, the residual, the MLP
+    return model.unembed(h[0]), new_cache
 
 
 def top_k_sample(logits, k, temperature, rng):
