@@ -77,6 +77,14 @@ MESSAGE_STYLE = ("<style>.widget-label.attn-message { white-space: normal !impor
                  " height: auto !important; line-height: 1.4 !important; }</style>")
 
 
+def picture_layout():
+    """The layout of an explorer's picture: shown at its own pixel size,
+    never stretched to the cell's width (an ipywidgets box is a flex column
+    that stretches its children), only scaled down to the cell's width."""
+    return widgets.Layout(width="auto", height="auto", max_width="100%",
+                          align_self="flex-start", object_fit="contain")
+
+
 class State(SimpleNamespace):
     """What one update computed: ``tokens`` (n), ``labels`` (their drawable
     text), ``weights`` (what the picture shows), ``notes`` (the message, a
@@ -156,7 +164,7 @@ class Explorer(widgets.VBox):
         self._bg_cache = OrderedDict()
         self._new_figure()
         self.picture = widgets.Image(format="png", value=b"",
-                                     layout=widgets.Layout(max_width="100%"))
+                                     layout=picture_layout())
         self.picture.add_class("attn-picture")
         self.message_label = widgets.Label(value="")
         self.message_label.add_class("attn-message")
