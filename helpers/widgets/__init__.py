@@ -64,7 +64,8 @@ then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
 explorers (lesson, title, factory, one-line instruction): the playground's
 pages (:class:`PageMenu`), the widget tests and the widget benchmark read
-it. Adding an explorer is one function in ``lessonNN.py`` plus one import and one row here.
+it. Adding an explorer is one function in ``lessonNN.py`` plus one import
+and one row here.
 """
 
 from __future__ import annotations

@@ -110,8 +110,9 @@ def choose_page(page, i):
     """Show page ``i`` of the playground's menu; wait until it is shown."""
     page.locator(".attn-playground .attn-menu select").first.select_option(index=i)
     explorer = page.locator(".attn-playground .attn-explorer").first
-    wait_for(lambda: page.locator(".attn-playground .attn-instruction").first
-             .inner_text().strip().replace("\xa0", " ") == EXPLORERS[i].instruction, CHANGE_TIMEOUT)
+    hint = page.locator(".attn-playground .attn-instruction").first
+    wait_for(lambda: " ".join(hint.inner_text().split())
+             == EXPLORERS[i].instruction, CHANGE_TIMEOUT)
     explorer.wait_for(state="visible", timeout=CHANGE_TIMEOUT * 1000)
     return explorer
 
