@@ -66,7 +66,7 @@ MIN_LABEL_PX = 10  # no text of an explorer picture is smaller (normal mode)
 LAPTOP = (1366, 768)
 SCREEN_CHROME_PX = 140
 MESSAGE_PX = 34
-MIN_PICTURE_PX = 240
+MIN_PICTURE_PX = 200
 
 NORMAL = Sizes("normal", explorer_dpi=80.0, figure_dpi=None, line_scale=1.0)
 PROJECTOR = Sizes("projector", explorer_dpi=120.0, figure_dpi=150.0, line_scale=1.6)

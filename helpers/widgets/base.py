@@ -92,7 +92,7 @@ def _projector_css(scale):
             f" {sel} .widget-label, {sel} .widget-readout, {sel} input,"
             f" {sel} select, {sel} textarea, {sel} button, {sel} .widget-html-content"
             f" {{ font-size: {px(13)} !important; }}"
-            f" {sel} .widget-label, {sel} .widget-readout, {sel} .widget-html-content"
+            f" {sel} .widget-label, {sel} .widget-readout"
             f" {{ line-height: {px(28)} !important; }}")
 
 
@@ -125,8 +125,12 @@ def controls_height(controls) -> float:
             total += controls_height(w.children)
         elif isinstance(w, widgets.Textarea):
             total += 17.0 * (w.rows or 2) + 14.0
-        elif isinstance(w, widgets.HTML) and w.value.lstrip().startswith("<style"):
-            continue
+        elif isinstance(w, widgets.HTML):  # a stylesheet takes no room
+            if not w.value.lstrip().startswith("<style"):
+                text = w.value
+                lines = 1 + sum(text.count(tag) for tag in ("\n", "<br", "<tr",
+                                                            "<li", "<p"))
+                total += 18.0 * lines + 8.0
         else:
             total += 32.0
     return total

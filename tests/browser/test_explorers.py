@@ -116,7 +116,7 @@ def fit_of(explorer):
     return explorer.evaluate(JS_FIT)
 
 
-def fit_problems(name, fit):
+def fit_problems(name, fit, min_scale=MIN_SCALE):
     """What is wrong with one explorer's :data:`JS_FIT` sizes: taller than
     the notebook area or the screen, a picture shown above MAX_SCALE (or
     below MIN_SCALE) times its own pixels."""
@@ -126,7 +126,7 @@ def fit_problems(name, fit):
                    f"{fit['area']:.0f} px (window {fit['screen']} px)")
     if fit["scale"] is None:
         out.append(f"{name}: no picture")
-    elif not MIN_SCALE <= fit["scale"] <= MAX_SCALE:
+    elif not min_scale <= fit["scale"] <= MAX_SCALE:
         out.append(f"{name}: picture of {fit['natural'][0]} x {fit['natural'][1]} "
                    f"px shown at {fit['shown'][0]:.0f} x {fit['shown'][1]:.0f} "
                    f"({fit['scale']:.2f}x)")

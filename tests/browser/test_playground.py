@@ -25,10 +25,12 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, free_port, lab_env
+from helpers import style
 from helpers.widgets import EXPLORERS
 from test_browser import CHANGE_TIMEOUT, JS_DOM_ERRORS, change_input, changed, \
     picture_state, wait_for
-from test_explorers import clipped_controls, fit_of, fit_problems, size_line
+from test_explorers import MIN_SCALE, clipped_controls, fit_of, fit_problems, \
+    size_line
 
 pytestmark = pytest.mark.browser
 
@@ -141,7 +143,10 @@ def screen_problems(page, screen, screenshot_dir):
         if fit["bottom"] > fit["screen"] + 0.5:
             problems.append(f"{name}: ends at {fit['bottom']:.0f} px, the window "
                             f"is {fit['screen']} px high")
-        problems += [p for p in fit_problems(name, fit) if "tall" not in p]
+        # scaled down to fit a small screen, but never below half the
+        # normal size (pictures are drawn PROJECTOR.scale times larger)
+        floor = MIN_SCALE / style.PROJECTOR.scale
+        problems += [p for p in fit_problems(name, fit, floor) if "tall" not in p]
         problems += [f"{name}: small text: {p}"
                      for p in page.evaluate(JS_SMALL_TEXT,
                                             [explorer.element_handle(),
