@@ -222,7 +222,7 @@ class Explorer(widgets.VBox):
         self.children = tuple(controls) + (self.picture, self.message_label,
                                            widgets.HTML(value=MESSAGE_STYLE))
         self.add_class("attn-explorer")
-        self._controls_px = controls_height(controls)
+        self._controls = tuple(controls)
         self.chrome_px = style.SCREEN_CHROME_PX
         self._fit_screen()
         names = {id(v): k for k, v in vars(self).items()
@@ -254,6 +254,7 @@ class Explorer(widgets.VBox):
         explorer carries the DOM class ``attn-projector``: its controls grow
         with its picture (:data:`MESSAGE_STYLE`)."""
         sizes = style.current()
+        self._controls_px = controls_height(self._controls)  # an HTML may grow
         reserve = self.chrome_px + sizes.scale * (self._controls_px
                                                   + style.MESSAGE_PX)
         height = f"max({style.MIN_PICTURE_PX}px, calc(100vh - {reserve:.0f}px))"
@@ -329,6 +330,7 @@ class Explorer(widgets.VBox):
         for name, value in self.shows.items():
             setattr(self, name, getattr(state, name, value))
         self._set_message(" ".join(state.notes))
+        self._fit_screen()
         self._schedule_draw()
     def _set_message(self, text):
         self.message = text
