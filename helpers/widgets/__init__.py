@@ -51,7 +51,15 @@ For a browser test the widgets carry DOM classes: ``attn-explorer`` (the
 box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 ``attn-message`` (the Label), and ``attn-input`` plus ``attn-<name>`` on
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
-``attn-layer``, ...).
+``attn-layer``, ...); ``attn-projector`` on an explorer in projection mode.
+
+Sizes (issue 39; ``base.Explorer._fit_screen``, numbers in ``helpers.style``):
+a picture is shown at its own pixels, never stretched to the cell's width,
+and every explorer of the table fits a laptop's notebook area whole (1366 x
+768 in JupyterLab: controls, picture and message). The rule is in the base
+class, so a new explorer gets it: where the explorer would be taller than the
+window's notebook area, its picture is scaled down to fit. In projection mode
+the controls grow with the pictures.
 
 Modules: ``policy`` (the token cap, the debounce, the shared colours),
 ``engine`` (drawing), ``panels`` (heatmap, bars, the pixel heatmap, the
@@ -93,8 +101,8 @@ from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
 
 
 class ExplorerRow(NamedTuple):
-    """One explorer: its lesson, the playground tab's title (after the
-    lesson number), the factory and a one-line instruction for the tab."""
+    """One explorer: its lesson, its title in the playground's menu (after
+    the lesson number), the factory and a one-line instruction for its page."""
 
     lesson: int
     title: str
@@ -108,7 +116,7 @@ class ExplorerRow(NamedTuple):
 
     @property
     def tab(self) -> str:
-        """The playground tab's title, e.g. ``"04 Pattern"``."""
+        """The explorer's title in the playground's menu, e.g. ``"04 Pattern"``."""
         return f"{self.lesson:02d} {self.title}"
 
 
