@@ -13,7 +13,10 @@ margin is 1.5 times larger on screen while the layout stays the same (no
 label gets cut or crowded), and it makes the lines of the figures of
 ``helpers.plots`` thicker again (``line_scale``). It applies to figures made
 after the switch and to every explorer, existing ones included (they redraw
-at once). The notebooks never switch it on: their stored pictures keep the
+at once), and the explorers' controls grow with their pictures (text boxes,
+dropdowns, buttons, sliders: ``helpers.widgets.base.MESSAGE_STYLE``).
+JupyterLab's Presentation Mode enlarges prose and code only; use both on a
+projector. The notebooks never switch it on: their stored pictures keep the
 normal size.
 
 Sizes (points) that the explorers use for their text: ``LABEL_PT`` for
