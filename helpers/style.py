@@ -13,7 +13,10 @@ margin is 1.5 times larger on screen while the layout stays the same (no
 label gets cut or crowded), and it makes the lines of the figures of
 ``helpers.plots`` thicker again (``line_scale``). It applies to figures made
 after the switch and to every explorer, existing ones included (they redraw
-at once). The notebooks never switch it on: their stored pictures keep the
+at once), and the explorers' controls grow with their pictures (text boxes,
+dropdowns, buttons, sliders: ``helpers.widgets.base.MESSAGE_STYLE``).
+JupyterLab's Presentation Mode enlarges prose and code only; use both on a
+projector. The notebooks never switch it on: their stored pictures keep the
 normal size.
 
 Sizes (points) that the explorers use for their text: ``LABEL_PT`` for
@@ -26,8 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["NORMAL", "PROJECTOR", "Sizes", "current", "on_change", "projector",
-           "thicken"]
+__all__ = ["LAPTOP", "NORMAL", "PROJECTOR", "Sizes", "current", "on_change",
+           "projector", "thicken"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,21 @@ MIN_LABEL_PT = 9.0  # token labels of longer sentences (10 px)
 NUMBER_PT = 9.0  # numbers on bars and in heatmap cells (10 px)
 AXIS_PT = 9.0  # axis titles, tick labels, legends (10 px)
 MIN_LABEL_PX = 10  # no text of an explorer picture is smaller (normal mode)
+
+#: The screen every explorer fits (issue 39): a laptop's 1366 x 768 window
+#: in JupyterLab, whose notebook area is 647 px high (121 px of menu, tab,
+#: tool and status bars) and whose cells show 915 px of output. Pictures are
+#: shown at their own pixels, never stretched, and every explorer of the
+#: lessons is drawn small enough to fit whole (controls, picture, message);
+#: where one would not (a new explorer, a long message, a small window, a
+#: projector), its picture is scaled down to fit the window less
+#: SCREEN_CHROME_PX (JupyterLab's bars and the cell's margins) and its
+#: controls and message (MESSAGE_PX, at the current sizes), never below
+#: MIN_PICTURE_PX (helpers.widgets.base.Explorer._fit_screen).
+LAPTOP = (1366, 768)
+SCREEN_CHROME_PX = 140
+MESSAGE_PX = 34
+MIN_PICTURE_PX = 200
 
 NORMAL = Sizes("normal", explorer_dpi=80.0, figure_dpi=None, line_scale=1.0)
 PROJECTOR = Sizes("projector", explorer_dpi=120.0, figure_dpi=150.0, line_scale=1.6)

@@ -5,6 +5,7 @@ broken notebooks, so that a check that could never fail would be caught.
 """
 
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,14 @@ def test_the_series_has_its_contents_notebook():
 class TestEveryNotebook:
     def test_setup_cell_is_the_canonical_one(self, path, notebooks):
         assert form.setup_problems(notebooks[path.name]) == []
+
+    def test_stores_the_language_info_the_kernel_fills_in(self, path, notebooks):
+        # JupyterLab marks a notebook modified when the kernel's language_info
+        # differs from the stored one (issue 39): store all of it, version too
+        info = notebooks[path.name].metadata["language_info"]
+        version = info.get("version", "")
+        assert re.fullmatch(r"3\.\d+\.\d+\S*", version), info
+        assert dict(info) == execute.language_info(version)
 
     def test_navigation_is_fresh(self, path, notebooks, series):
         names, titles = series
@@ -286,7 +295,9 @@ def test_setup_cell_is_silent_outside_colab():
 def test_setup_cell_is_short_and_a_colab_form():
     lines = common.SETUP_CELL.splitlines()
     assert len(lines) <= 15
-    assert lines[0].startswith("#@title ")
+    # Colab's form title, which reads as a plain comment in JupyterLab (the
+    # first line of a collapsed cell): no raw { display-mode: ... } option
+    assert lines[0].startswith("# @title ") and "{" not in lines[0]
     assert common.SETUP_METADATA["jupyter"] == {"source_hidden": True}
 
 

@@ -31,7 +31,7 @@ def playground():
                 exec(common.source_of(cell), ns)
         ns["sizes while shown"] = style.current()
         ns["dpi while shown"] = {
-            page.children[1].figure.dpi for page in ns["playground"].children}
+            page.children[1].figure.dpi for page in ns["playground"].pages}
     finally:
         os.chdir(here)
         style.projector(False)
@@ -70,10 +70,10 @@ def test_every_explorer_has_a_tab_with_a_one_line_instruction(playground):
     assert {make.__name__ for _, make, _ in tabs} <= set(W.__all__)
     for title, _, hint in tabs:
         assert hint and "\n" not in hint and len(hint) <= 90, title
-    tab = playground["playground"]
-    assert isinstance(tab, ipywidgets.Tab) and len(tab.children) == len(tabs)
-    assert [tab.get_title(i) for i in range(len(tabs))] == [t for t, _, _ in tabs]
-    for page, (_, _, hint) in zip(tab.children, tabs):
+    menu = playground["playground"]
+    assert isinstance(menu, W.PageMenu) and len(menu.pages) == len(tabs)
+    assert [label for label, _ in menu.menu.options] == [t for t, _, _ in tabs]
+    for page, (_, _, hint) in zip(menu.pages, tabs):
         label, explorer = page.children
         assert label.value == hint
         assert explorer.draw_count >= 1 and explorer.last_error is None
@@ -84,3 +84,22 @@ def test_every_explorer_has_a_tab_with_a_one_line_instruction(playground):
 def test_playground_draws_in_projection_mode(playground):
     assert playground["sizes while shown"] is style.PROJECTOR
     assert playground["dpi while shown"] == {style.PROJECTOR.explorer_dpi}
+    assert "attn-projector" in playground["playground"]._dom_classes
+
+
+def test_the_menu_shows_one_page_at_a_time_and_steps_round():
+    pages = [ipywidgets.Label(value=str(i)) for i in range(3)]
+    menu = W.PageMenu(["a", "b", "c"], pages)
+    assert menu.page.children == (pages[0],) and menu.index == 0
+    menu.menu.value = 2
+    assert menu.page.children == (pages[2],)
+    menu.next.click()
+    assert menu.index == 0 and menu.page.children == (pages[0],)
+    menu.previous.click()
+    assert menu.index == 2
+    menu.close()
+
+
+def test_the_playground_speaks_of_the_page_not_of_hidden_code():
+    intro = common.source_of(common.read(PLAYGROUND).cells[0])
+    assert "code below" not in intro and "menu" in intro

@@ -113,3 +113,44 @@ def test_projector_enlarges_the_training_monitor():
     style.projector()
     big = _size(W.TrainingMonitor(steps=10).image.value)
     assert big[0] == pytest.approx(1.5 * normal[0], abs=2)
+
+
+# --- issue 39: one sizing rule for every explorer ------------------------------
+@pytest.mark.parametrize("row", W.EXPLORERS, ids=lambda r: r.name)
+def test_every_explorer_fits_a_laptop_without_being_stretched(row):
+    """Every explorer of the table (a new one included): its picture is never
+    stretched to the cell's width, and it is capped so that the explorer fits
+    the window's notebook area; its picture alone is drawn small enough for
+    that at a laptop's 768 px window (so it is shown at its own pixels)."""
+    from helpers.widgets import base
+
+    ex = row.factory()
+    try:
+        layout = ex.picture.layout
+        assert layout.align_self == "flex-start" and layout.width == "auto"
+        assert layout.max_width == "100%" and layout.height == "auto"
+        reserve = style.SCREEN_CHROME_PX + ex._controls_px + style.MESSAGE_PX
+        assert layout.max_height == (f"max({style.MIN_PICTURE_PX}px, "
+                                     f"calc(100vh - {reserve:.0f}px))")
+        height = _size(ex.picture.value)[1]
+        assert height <= style.LAPTOP[1] - reserve, (height, reserve)
+        assert ex._controls_px == base.controls_height(ex.children[:-3]) > 0
+    finally:
+        ex.close()
+
+
+def test_projection_mode_grows_the_controls_and_the_room_they_take():
+    ex = W.pattern_explorer()
+    normal = ex.picture.layout.max_height
+    assert "attn-projector" not in ex._dom_classes
+    style.projector()
+    assert "attn-projector" in ex._dom_classes
+    assert ex.picture.layout.max_height != normal  # the controls take more room
+    assert "--jp-widgets-font-size: 19.5px" in W.base.MESSAGE_STYLE
+    style.projector(False)
+    assert "attn-projector" not in ex._dom_classes
+    assert ex.picture.layout.max_height == normal
+    ex.fit_screen(300)
+    assert "calc(100vh - " in ex.picture.layout.max_height and normal != \
+        ex.picture.layout.max_height
+    ex.close()

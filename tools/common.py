@@ -49,7 +49,8 @@ SETUP_SOURCE = Path(__file__).resolve().parent / "setup_cell.py"
 SETUP_CELL = (SETUP_SOURCE.read_text(encoding="utf-8").strip()
               .replace("__REPO__", REPO_SLUG).replace("__BRANCH__", BRANCH))
 #: The setup cell's metadata: collapsed in JupyterLab; Colab shows the
-#: ``#@title`` form instead of the code.
+#: ``# @title`` form instead of the code (``cellView``), and JupyterLab
+#: shows that first line as a comment.
 SETUP_METADATA = {"jupyter": {"source_hidden": True}, "cellView": "form"}
 
 # ---------------------------------------------------------------------------

@@ -31,6 +31,19 @@ LANGUAGE_INFO = {
     "nbconvert_exporter": "python",
     "pygments_lexer": "ipython3",
 }
+
+
+def language_info(version: str | None = None) -> dict:
+    """The notebook's ``language_info`` exactly as ipykernel reports it when
+    JupyterLab connects (``version``: the kernel's Python, by default this
+    one's, which ``make notebooks`` uses for its kernel too). Stored whole, so
+    that opening a lesson in JupyterLab changes nothing: a notebook whose
+    stored metadata differs from the kernel's is marked modified at once and
+    asks to be saved on closing. A kernel of another Python version still
+    fills in its own version: no stored value can match every version."""
+    return dict(LANGUAGE_INFO, version=version or sys.version.split()[0])
+
+
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python",
               "name": "python3"}
 _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled")
@@ -53,7 +66,8 @@ def normalise(nb) -> None:
     """Make the JSON of an executed notebook independent of the run."""
     nb.metadata.pop(WIDGET_STATE_KEY, None)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
-    nb.metadata["language_info"] = dict(LANGUAGE_INFO)
+    nb.metadata["language_info"] = language_info(
+        nb.metadata.get("language_info", {}).get("version"))
     count = 0
     for cell in nb.cells:
         for key in _VOLATILE_CELL_METADATA:

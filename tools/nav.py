@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from tools import hub_link
+from tools.execute import language_info
 from tools.common import (
     APPS,
     LESSON_KEY,
@@ -231,6 +232,10 @@ def sync_app(path: Path, nb=None) -> bool:
     nb = read(path) if nb is None else nb
     changed = _ensure_cell(nb, TAG_SETUP, "code", SETUP_CELL, _before_first_code)
     changed |= _ensure_setup_metadata(nb)
+    info = language_info(nb.metadata.get("language_info", {}).get("version"))
+    if nb.metadata.get("language_info") != info:  # opens unmodified in JupyterLab
+        nb.metadata["language_info"] = info
+        changed = True
     for cell in nb.cells:
         if cell.cell_type == "code" and (cell.outputs or cell.execution_count):
             cell.outputs, cell.execution_count = [], None

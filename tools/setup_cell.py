@@ -1,4 +1,4 @@
-#@title Setup: run this cell first { display-mode: "form" }
+# @title Setup: run this cell first (in Colab it installs the helpers)
 import os, subprocess, sys  # noqa: E401
 REPO, BRANCH = "__REPO__", "__BRANCH__"
 HOME = "/content/" + REPO.split("/")[1]  # where Colab keeps the project

@@ -5,6 +5,7 @@ line of verdict."""
 from __future__ import annotations
 
 import functools
+import textwrap
 import warnings
 
 import numpy as np
@@ -192,6 +193,20 @@ def _require_shape(got, expected_shape, what: str, hint: str = ""):
         )
 
 
+#: Checker messages are printed in lines of at most this many characters,
+#: broken between words: JupyterLab breaks a long output line anywhere
+#: ("Write t / he"), at whatever width the window has.
+LINE_CHARS = 88
+
+
+def _say(text: str) -> None:
+    """Print a checker's message, each paragraph wrapped at word boundaries."""
+    print("\n".join(
+        textwrap.fill(part, LINE_CHARS, break_long_words=False,
+                      break_on_hyphens=False) if part.strip() else part
+        for part in str(text).split("\n")))
+
+
 def _checker(title: str):
     """Wrap a check body: printing, stubs and never raising."""
 
@@ -200,7 +215,7 @@ def _checker(title: str):
         def wrapper(fn) -> bool:
             name = getattr(fn, "__name__", "function")
             if not callable(fn):
-                print(
+                _say(
                     f"Not quite: pass your function itself, e.g. "
                     f"{body.__name__}(my_function), not the result of calling it "
                     f"(you passed something of type {type(fn).__name__})."
@@ -209,23 +224,23 @@ def _checker(title: str):
             try:
                 success = body(fn, name)
             except _Stub:
-                print(
+                _say(
                     f"Not done yet: {name} is still the exercise stub (it raises "
                     f"NotImplementedError or returns nothing). Write {title} in "
                     f"it, run that cell, then run this check again."
                 )
                 return False
             except _Fail as fail:
-                print(f"Not quite: {fail}")
+                _say(f"Not quite: {fail}")
                 return False
             except Exception as exc:  # a surprise inside the checker itself
-                print(
+                _say(
                     f"Not quite: checking {name} hit an unexpected problem "
                     f"({type(exc).__name__}: {exc}). Look at what your function "
                     f"returns for a small example."
                 )
                 return False
-            print(f"Correct: {success}")
+            _say(f"Correct: {success}")
             return True
 
         return wrapper

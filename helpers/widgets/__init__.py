@@ -51,7 +51,15 @@ For a browser test the widgets carry DOM classes: ``attn-explorer`` (the
 box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 ``attn-message`` (the Label), and ``attn-input`` plus ``attn-<name>`` on
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
-``attn-layer``, ...).
+``attn-layer``, ...); ``attn-projector`` on an explorer in projection mode.
+
+Sizes (issue 39; ``base.Explorer._fit_screen``, numbers in ``helpers.style``):
+a picture is shown at its own pixels, never stretched to the cell's width,
+and every explorer of the table fits a laptop's notebook area whole (1366 x
+768 in JupyterLab: controls, picture and message). The rule is in the base
+class, so a new explorer gets it: where the explorer would be taller than the
+window's notebook area, its picture is scaled down to fit. In projection mode
+the controls grow with the pictures.
 
 Modules: ``policy`` (the token cap, the debounce, the shared colours),
 ``engine`` (drawing), ``panels`` (heatmap, bars, the pixel heatmap, the
@@ -62,9 +70,10 @@ the token picker), ``toy`` (the lessons' sentences and hand-built heads),
 then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
 ``lesson12``, the numbers of ``checks/lessonNN.py``);
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
-explorers (lesson, tab title, factory, one-line instruction): the playground's
-tabs, the widget tests and the widget benchmark read it. Adding an explorer
-is one function in ``lessonNN.py`` plus one import and one row here.
+explorers (lesson, title, factory, one-line instruction): the playground's
+pages (:class:`PageMenu`), the widget tests and the widget benchmark read
+it. Adding an explorer is one function in ``lessonNN.py`` plus one import
+and one row here.
 """
 
 from __future__ import annotations
@@ -92,8 +101,8 @@ from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
 
 
 class ExplorerRow(NamedTuple):
-    """One explorer: its lesson, the playground tab's title (after the
-    lesson number), the factory and a one-line instruction for the tab."""
+    """One explorer: its lesson, its title in the playground's menu (after
+    the lesson number), the factory and a one-line instruction for its page."""
 
     lesson: int
     title: str
@@ -107,7 +116,7 @@ class ExplorerRow(NamedTuple):
 
     @property
     def tab(self) -> str:
-        """The playground tab's title, e.g. ``"04 Pattern"``."""
+        """The explorer's title in the playground's menu, e.g. ``"04 Pattern"``."""
         return f"{self.lesson:02d} {self.title}"
 
 
@@ -157,18 +166,48 @@ EXPLORERS = (
 )
 
 
-def tab_titles_style(css_class="attn-playground"):
-    """An ``HTML`` widget whose stylesheet gives every tab title of the
-    ``widgets.Tab`` with ``css_class`` the width of its own text (ipywidgets
-    cuts them at a fixed width: "02 Weighted su"); the titles wrap onto a
-    second row when the page is narrow. Show it next to the tab."""
-    bar = f".jupyter-widgets.widget-tab.{css_class}"
-    rules = "".join(  # Lumino's class prefix is lm- (ipywidgets 8) or p- (7.x)
-        f"{bar} .{p}-TabBar-content {{ flex-wrap: wrap !important; }}\n"
-        f"{bar} .{p}-TabBar-tab {{ flex: 0 0 auto !important; "
-        "max-width: none !important; }\n"
-        for p in ("lm", "p"))
-    return ipywidgets.HTML(value=f"<style>\n{rules}</style>")
+class PageMenu(ipywidgets.VBox):
+    """Pages shown one at a time, chosen in one compact row: a dropdown of
+    their titles (``.menu``, DOM class ``attn-menu``) and previous / next
+    buttons. What the playground uses instead of a tab bar: 15 tab titles
+    do not fit one row of a laptop's or a projector's screen, and a second
+    row of tabs takes room from the pictures. ``.pages`` are the pages,
+    ``.index`` the one shown. In projection mode (``helpers.style``) the
+    menu carries the DOM class ``attn-projector`` and grows with the
+    explorers' controls."""
+
+    def __init__(self, titles, pages, description="Explorer:"):
+        from helpers import style
+        from helpers.widgets.controls import fit_dropdown
+
+        self.pages = list(pages)
+        self.titles = [str(t) for t in titles]
+        self.menu = fit_dropdown([(t, i) for i, t in enumerate(self.titles)],
+                                 description, value=0)
+        self.menu.add_class("attn-menu")
+        self.previous = ipywidgets.Button(description="\u25c0 previous",
+                                          layout=ipywidgets.Layout(width="auto"))
+        self.next = ipywidgets.Button(description="next \u25b6",
+                                      layout=ipywidgets.Layout(width="auto"))
+        self.page = ipywidgets.Box([self.pages[0]] if self.pages else [])
+        self.menu.observe(self._show, names="value")
+        self.previous.on_click(lambda _: self._step(-1))
+        self.next.on_click(lambda _: self._step(1))
+        super().__init__([ipywidgets.HBox([self.menu, self.previous, self.next]),
+                          self.page])
+        if style.current() is style.PROJECTOR:
+            self.add_class("attn-projector")
+
+    @property
+    def index(self) -> int:
+        return int(self.menu.value)
+
+    def _step(self, by):
+        if self.pages:
+            self.menu.value = (self.index + by) % len(self.pages)
+
+    def _show(self, change=None):
+        self.page.children = [self.pages[self.index]]
 
 
 __all__ = [
@@ -179,5 +218,5 @@ __all__ = [
     "TrainingMonitor",
     "loss_figure",
     "mime_bundle",
-    "tab_titles_style",
+    "PageMenu",
 ] + [row.name for row in EXPLORERS]

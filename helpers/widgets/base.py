@@ -72,9 +72,68 @@ style.on_change(_sizes_changed)
 #: A Label cuts a long line with an ellipsis ("... the last picture i…"); this
 #: stylesheet (fixed text, no user input in it) lets the message line wrap.
 #: Each explorer carries its own copy, so it wraps wherever it is shown.
+#: It also scales the controls of an explorer in projection mode (DOM class
+#: ``attn-projector``, ``helpers.style.projector()``) with its picture: the
+#: ipywidgets sizes (font, line height, widths, slider handle) are CSS
+#: variables, the same in ipywidgets 7.7 and 8, and widths given in em follow
+#: the font.
+def _projector_css(scale):
+    px = lambda v: f"{v * scale:.1f}px"  # noqa: E731
+    sel = ".attn-projector"
+    return (f"{sel} {{ --jp-widgets-font-size: {px(13)}; "
+            f"--jp-widgets-inline-height: {px(28)}; "
+            f"--jp-widgets-inline-label-width: {px(80)}; "
+            f"--jp-widgets-inline-width: {px(300)}; "
+            f"--jp-widgets-inline-width-short: {px(148)}; "
+            f"--jp-widgets-inline-width-tiny: {px(48)}; "
+            f"--jp-widgets-slider-handle-size: {px(16)}; "
+            f"--jp-widgets-slider-track-thickness: {px(4)}; "
+            f"font-size: {px(13)}; }}"
+            f" {sel} .widget-label, {sel} .widget-readout, {sel} input,"
+            f" {sel} select, {sel} textarea, {sel} button, {sel} .widget-html-content"
+            f" {{ font-size: {px(13)} !important; }}"
+            f" {sel} .widget-label, {sel} .widget-readout"
+            f" {{ line-height: {px(28)} !important; }}")
+
+
 MESSAGE_STYLE = ("<style>.widget-label.attn-message { white-space: normal !important;"
                  " overflow: visible !important; text-overflow: clip !important;"
-                 " height: auto !important; line-height: 1.4 !important; }</style>")
+                 " height: auto !important; line-height: 1.4 !important;"
+                 " word-break: normal !important; overflow-wrap: normal !important; }"
+                 + _projector_css(style.PROJECTOR.scale) + "</style>")
+
+
+def picture_layout():
+    """The layout of an explorer's picture: shown at its own pixel size,
+    never stretched to the cell's width (an ipywidgets box is a flex column
+    that stretches its children), only scaled down to the cell's width."""
+    return widgets.Layout(width="auto", height="auto", max_width="100%",
+                          align_self="flex-start", object_fit="contain",
+                          object_position="left top")
+
+
+def controls_height(controls) -> float:
+    """About how many pixels high ``controls`` are drawn at the normal sizes
+    (ipywidgets: a row of inputs is 28 px and 4 px of margins; a text area
+    about 17 px a line): rows of a VBox add up, an HBox is as high as its
+    highest child. An estimate, checked in the browser test."""
+    total = 0.0
+    for w in controls:
+        if isinstance(w, widgets.HBox):
+            total += max([controls_height([c]) for c in w.children] or [0.0])
+        elif isinstance(w, widgets.Box):
+            total += controls_height(w.children)
+        elif isinstance(w, widgets.Textarea):
+            total += 17.0 * (w.rows or 2) + 14.0
+        elif isinstance(w, widgets.HTML):  # a stylesheet takes no room
+            if not w.value.lstrip().startswith("<style"):
+                text = w.value
+                lines = 1 + sum(text.count(tag) for tag in ("\n", "<br", "<tr",
+                                                            "<li", "<p"))
+                total += 18.0 * lines + 8.0
+        else:
+            total += 32.0
+    return total
 
 
 class State(SimpleNamespace):
@@ -156,13 +215,16 @@ class Explorer(widgets.VBox):
         self._bg_cache = OrderedDict()
         self._new_figure()
         self.picture = widgets.Image(format="png", value=b"",
-                                     layout=widgets.Layout(max_width="100%"))
+                                     layout=picture_layout())
         self.picture.add_class("attn-picture")
         self.message_label = widgets.Label(value="")
         self.message_label.add_class("attn-message")
         self.children = tuple(controls) + (self.picture, self.message_label,
                                            widgets.HTML(value=MESSAGE_STYLE))
         self.add_class("attn-explorer")
+        self._controls = tuple(controls)
+        self.chrome_px = style.SCREEN_CHROME_PX
+        self._fit_screen()
         names = {id(v): k for k, v in vars(self).items()
                  if isinstance(v, widgets.Widget)}
         for w in _inputs(controls):
@@ -182,9 +244,37 @@ class Explorer(widgets.VBox):
         self._bg_cache.clear()
         self.artists = self._new_artists(self.figure)
 
+    def _fit_screen(self):
+        """The one sizing rule, for every explorer: its picture is shown at
+        its own pixels (:func:`picture_layout`), scaled down only where the
+        explorer would otherwise be taller than the window's notebook area
+        (the window less ``chrome_px``, the bars around the notebook: a
+        ``max-height`` of the picture, from the height of its controls and
+        message line at the current sizes). In projection mode the
+        explorer carries the DOM class ``attn-projector``: its controls grow
+        with its picture (:data:`MESSAGE_STYLE`)."""
+        sizes = style.current()
+        self._controls_px = controls_height(self._controls)  # an HTML may grow
+        reserve = self.chrome_px + sizes.scale * (self._controls_px
+                                                  + style.MESSAGE_PX)
+        height = f"max({style.MIN_PICTURE_PX}px, calc(100vh - {reserve:.0f}px))"
+        if self.picture.layout.max_height != height:
+            self.picture.layout.max_height = height
+        if sizes is style.PROJECTOR:
+            self.add_class("attn-projector")
+        else:
+            self.remove_class("attn-projector")
+
+    def fit_screen(self, chrome_px):
+        """Fit a page whose bars around the explorer take ``chrome_px``
+        pixels of the window's height (the playground's title and menu)."""
+        self.chrome_px = float(chrome_px)
+        self._fit_screen()
+
     def redraw(self):
         """Draw the current state again, rebuilding the figure first when the
         sizes (``helpers.style.projector``) changed since it was built."""
+        self._fit_screen()
         if self.figure.dpi != style.current().explorer_dpi:
             self._new_figure()
         if self._state is not None:
@@ -240,6 +330,7 @@ class Explorer(widgets.VBox):
         for name, value in self.shows.items():
             setattr(self, name, getattr(state, name, value))
         self._set_message(" ".join(state.notes))
+        self._fit_screen()
         self._schedule_draw()
     def _set_message(self, text):
         self.message = text

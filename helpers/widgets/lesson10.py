@@ -55,12 +55,26 @@ def _shared_model():
     return _model, why
 
 
-def _grid_rects(rows=3, cols=4):
-    """Figure rectangles of the 12 small panels (3 rows x 4 columns)."""
-    left, width, gap = 0.085, 0.18, 0.035
-    bottom, height, vgap = 0.125, 0.215, 0.065
-    return [[left + c * (width + gap), bottom + (rows - 1 - r) * (height + vgap),
-             width, height] for r in range(rows) for c in range(cols)]
+#: The picture: 960 x 512 pixels at the normal resolution, so that the
+#: explorer with its controls fits a laptop's notebook area (helpers.style).
+FIGSIZE = (12.0, 6.4)
+#: The all-heads grid: 2 rows of 6 heads (wide rather than tall: a laptop's
+#: screen is).
+GRID = (2, 6)
+
+
+def _grid_rects(rows=GRID[0], cols=GRID[1]):
+    """Figure rectangles of the 12 small panels (2 rows x 6 columns), laid
+    out in pixels of the normal resolution: row labels on the left, the
+    colour bar on the right, key labels below the last row."""
+    W, H = FIGSIZE[0] * 80, FIGSIZE[1] * 80
+    left, right, gap = 92, 64, 16  # pixels
+    top, bottom, vgap = 50, 92, 30
+    width = (W - left - right - (cols - 1) * gap) / cols
+    height = (H - top - bottom - (rows - 1) * vgap) / rows
+    return [[(left + c * (width + gap)) / W,
+             (bottom + (rows - 1 - r) * (height + vgap)) / H,
+             width / W, height / H] for r in range(rows) for c in range(cols)]
 
 
 def _thin(labels, pitch_px, size_pt, dpi):
@@ -77,7 +91,7 @@ def _thin(labels, pitch_px, size_pt, dpi):
 
 class _RealAttentionExplorer(SentenceExplorer):
     kind = "real_attention_explorer"
-    figsize = (12.0, 10.0)
+    figsize = FIGSIZE
 
     #: all_weights: the layer's 12 patterns, (12, n, n); run: the model's
     #: Run for the (capped) sentence; n_cut: word pieces cut from a long text
@@ -101,19 +115,24 @@ class _RealAttentionExplorer(SentenceExplorer):
 
     # -- drawing ------------------------------------------------------------
     def _build(self, art):
-        art.single = FastHeatmap(art, [0.25, 0.16, 0.56, 0.74],
-                             cbar_rect=[0.83, 0.16, 0.015, 0.74],
+        art.single = FastHeatmap(art, [0.3, 0.18, 0.42, 0.74],
+                             cbar_rect=[0.74, 0.18, 0.015, 0.74],
                              rows=MAX_PIECES, cols=MAX_PIECES)
         rects = _grid_rects()
+        rows, cols = GRID
+        top_right, bottom_right = rects[cols - 1], rects[-1]
+        cbar = [top_right[0] + top_right[2] + 0.012, bottom_right[1], 0.012,
+                top_right[1] + top_right[3] - bottom_right[1]]
         art.grid = []
         for k, rect in enumerate(rects):
-            first_col, last_row = k % 4 == 0, k >= 8
+            first_col, last_row = k % cols == 0, k >= (rows - 1) * cols
             art.grid.append(FastHeatmap(
-                art, rect, cbar_rect=[0.93, 0.125, 0.012, 0.775] if k == 3 else None,
+                art, rect, cbar_rect=cbar if k == cols - 1 else None,
                 rows=MAX_PIECES if first_col else 0,
                 cols=MAX_PIECES if last_row else 0,
                 title_size=10, small=True, room=rect[0] if first_col else 0.035))
-        art.suptitle = art.text(0.5, 0.965, "", ha="center", va="center",
+        art.suptitle = art.text(0.5, 1 - 16 / (FIGSIZE[1] * 80), "", ha="center",
+                                va="center",
                                 fontsize=13)
 
     def _run(self, text):
@@ -180,8 +199,9 @@ class _RealAttentionExplorer(SentenceExplorer):
         dpi = art.fig.dpi
         pitch = _grid_rects()[0][3] * art.fig.bbox.height / max(n, 1)
         shown, _ = _thin(s.labels, pitch, label_size(n), dpi)
+        rows, cols = GRID
         for k, g in enumerate(art.grid):
-            first_col, last_row = k % 4 == 0, k >= 8
+            first_col, last_row = k % cols == 0, k >= (rows - 1) * cols
             g.update(s.all_weights[k], shown if first_col else [],
                      shown if last_row else [], title=f"head {k}",
                      xlabel="key" if last_row else "",

@@ -14,9 +14,13 @@ showed "laye"): :data:`JS_CLIPPED` measures every dropdown option, button,
 label, slider readout and tab title against the room it has.
 """
 
+import time
+from pathlib import Path
+
 import nbformat
 import pytest
-from test_browser import check_escaping, drive_explorers, notebook_open, run_all
+from test_browser import CHANGE_TIMEOUT, JS_PICTURE, check_escaping, drive_explorers, \
+    notebook_open, rendered_explorers, run_all, wait_for
 
 from helpers.widgets import EXPLORERS
 from tools.common import SETUP_CELL
@@ -80,6 +84,82 @@ JS_CLIPPED = """(root) => {
 }"""
 
 
+#: ``el => sizes``: how an explorer sits on the screen. ``height``: the
+#: explorer's (controls, picture, message); ``area``: the height of the
+#: notebook area it scrolls in (JupyterLab's windowed notebook panel; the
+#: window in Voila); ``top``/``bottom``: its edges in the window; ``natural``
+#: and ``shown``: its picture's own pixels and its size on the page (CSS
+#: pixels, the device pixel ratio is 1), ``scale``: shown / natural.
+JS_FIT = """(el) => {
+  const area = el.closest('.jp-WindowedPanel-outer') || el.closest('.jp-Notebook');
+  const r = el.getBoundingClientRect();
+  const img = el.querySelector('img.attn-picture, .attn-picture img');
+  const p = img ? img.getBoundingClientRect() : null;
+  const ok = img && img.naturalWidth > 0;
+  return {height: r.height, top: r.top, bottom: r.bottom,
+          area: area ? area.clientHeight : window.innerHeight,
+          screen: window.innerHeight,
+          natural: ok ? [img.naturalWidth, img.naturalHeight] : null,
+          shown: p ? [p.width, p.height] : null,
+          scale: ok ? Math.max(p.width / img.naturalWidth,
+                               p.height / img.naturalHeight) : null};
+}"""
+
+#: A picture may be shown at most this much larger than its own pixels (a
+#: blown-up picture has soft text), and at least this much of them.
+MAX_SCALE = 1.15
+MIN_SCALE = 0.5
+
+
+def fit_of(explorer):
+    """:data:`JS_FIT` of a Playwright locator."""
+    return explorer.evaluate(JS_FIT)
+
+
+def fit_problems(name, fit, min_scale=MIN_SCALE):
+    """What is wrong with one explorer's :data:`JS_FIT` sizes: taller than
+    the notebook area or the screen, a picture shown above MAX_SCALE (or
+    below MIN_SCALE) times its own pixels."""
+    out = []
+    if fit["height"] > min(fit["area"], fit["screen"]) + 0.5:
+        out.append(f"{name}: {fit['height']:.0f} px tall, the notebook area is "
+                   f"{fit['area']:.0f} px (window {fit['screen']} px)")
+    if fit["scale"] is None:
+        out.append(f"{name}: no picture")
+    elif not min_scale <= fit["scale"] <= MAX_SCALE:
+        out.append(f"{name}: picture of {fit['natural'][0]} x {fit['natural'][1]} "
+                   f"px shown at {fit['shown'][0]:.0f} x {fit['shown'][1]:.0f} "
+                   f"({fit['scale']:.2f}x)")
+    return out
+
+
+def size_line(name, fit):
+    """One line of the sizes table (build/screenshots/*-sizes.txt)."""
+    nat = fit["natural"] or (0, 0)
+    shown = fit["shown"] or (0, 0)
+    return (f"{name:26s} {fit['height']:5.0f} px of {fit['area']:4.0f}   picture "
+            f"{nat[0]:4d} x {nat[1]:4d} shown {shown[0]:4.0f} x {shown[1]:4.0f}"
+            f"   {fit['scale'] or 0:.2f}x")
+
+
+def measure_fit(page, explorers, names, shot, when):
+    """Scroll each explorer to the top of the notebook area, take a
+    screenshot of the window (what a learner sees), measure it; write the
+    table to ``<shot>-sizes-<when>.txt``. Returns the problems."""
+    problems, lines = [], []
+    for i, name in enumerate(names):
+        el = explorers.nth(i)
+        el.evaluate("el => el.scrollIntoView({block: 'start'})")
+        time.sleep(0.2)
+        fit = fit_of(el)
+        lines.append(size_line(name, fit))
+        problems += fit_problems(name, fit)
+        page.screenshot(path=f"{shot}-laptop-{i:02d}-{name}.png")
+    Path(f"{shot}-sizes-{when}.txt").write_text("\n".join(lines) + "\n")
+    print(f"explorer sizes ({when}):", *lines, sep="\n")
+    return problems
+
+
 def clipped_controls(element):
     """The controls under a Playwright locator whose text is cut off."""
     return element.evaluate(JS_CLIPPED)
@@ -109,10 +189,17 @@ def test_every_explorer_in_jupyterlab(lab_server, lab_page, screenshot_dir):
     shot = screenshot_dir / "every-explorer"
     with notebook_open(lab_server, lab_page, f"notebooks/{NAME}", shot) as page:
         run_all(page, NAME)
+        names = [row.name for row in EXPLORERS]
+        explorers = rendered_explorers(page)
+        wait_for(lambda: all(explorers.nth(i).evaluate(JS_PICTURE)["loaded"]
+                             for i in range(explorers.count())), CHANGE_TIMEOUT)
+        misfits = measure_fit(page, explorers, names, shot, "first")
         explorers, driven = drive_explorers(page, NAME, shot)
+        misfits += measure_fit(page, explorers, names, shot, "typed")
+        assert not misfits, ("explorers that do not fit a laptop's window "
+                             "(1366 x 768):\n" + "\n".join(misfits))
         assert explorers.count() == len(EXPLORERS), (
             f"{explorers.count()} explorers on the page, {len(EXPLORERS)} in the table")
-        names = [row.name for row in EXPLORERS]
         idle = [names[i] for i in range(len(names)) if i not in driven]
         assert not idle, f"explorers with no input that changes the picture: {idle}"
         typed = 0
@@ -133,3 +220,50 @@ def test_every_explorer_in_jupyterlab(lab_server, lab_page, screenshot_dir):
         kernel_errors = page.evaluate("window.__attnKernelErrors")
         assert not kernel_errors, f"errors in widget callbacks: {kernel_errors}"
         page.screenshot(path=f"{shot}-end.png")
+
+
+#: Whether the open notebook is marked modified, and its language_info as the
+#: front end holds it now (after the kernel said who it is).
+JS_DIRTY = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  return {dirty: panel.context.model.dirty,
+          info: panel.context.model.getMetadata('language_info') || null};
+}"""
+
+
+@pytest.mark.parametrize("lesson", ["00_start_here.ipynb",
+                                    "12_attention_at_scale.ipynb"])
+def test_a_lesson_opens_and_closes_unmodified(lesson, lab_server, lab_page,
+                                              screenshot_dir):
+    """Opening a lesson in JupyterLab (its kernel connects and fills in the
+    notebook's language_info) leaves it unmodified: closing it asks nothing
+    and saving it would change nothing (issue 39). The stored metadata is
+    what the kernel of ``make notebooks`` reported (tools/execute.py)."""
+    path = lab_server.root / "notebooks" / lesson
+    if not path.exists():
+        pytest.skip(f"no {lesson}")
+    shot = screenshot_dir / f"open-{path.stem}"
+    with notebook_open(lab_server, lab_page, f"notebooks/{lesson}", shot) as page:
+        time.sleep(1.0)  # kernel info arrives after the kernel is idle
+        state = page.evaluate(JS_DIRTY)
+        stored = nbformat.read(str(path), as_version=4).metadata["language_info"]
+        assert not state["dirty"], (
+            f"{lesson} is marked modified on opening; stored language_info "
+            f"{dict(stored)}, the kernel's {state['info']}")
+
+
+def test_fit_problems_name_what_does_not_fit():
+    """The measure behind the laptop and projector checks fails on what the
+    issue saw: an explorer taller than the notebook area, a picture blown up
+    about 2x (lesson 00's), one shrunk below half its pixels."""
+    good = {"height": 426, "area": 647, "screen": 768, "natural": [458, 382],
+            "shown": [458, 382], "scale": 1.0, "top": 0, "bottom": 426}
+    assert fit_problems("ok", good) == []
+    assert fit_problems("ok", dict(good, scale=1.15)) == []
+    tall = fit_problems("first_taste", dict(good, height=820))
+    assert tall and "820 px tall" in tall[0]
+    blown = fit_problems("first_taste", dict(good, shown=[930, 776], scale=2.03))
+    assert blown and "(2.03x)" in blown[0]
+    assert fit_problems("x", dict(good, scale=0.4))
+    assert fit_problems("x", dict(good, scale=None)) == ["x: no picture"]
+    assert fit_problems("x", dict(good, scale=0.4), min_scale=0.3) == []

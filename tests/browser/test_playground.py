@@ -4,6 +4,9 @@ explorer whose picture changes when its input changes, with no error on the
 page, and nothing is fetched from outside the machine (requests that try are
 refused and listed; the page's template leaves out Voila's Font Awesome CSS).
 
+At 1920 x 1080 and 1280 x 720 (a projector) every page shows its controls
+and its whole picture without scrolling, its picture at most 1.15 times its
+pixels, its controls' text grown with the pictures, and the menu in one row.
 Screenshots go to build/screenshots/playground-*.png.
 
 ``ATTN_PLAYGROUND`` names another app notebook to serve instead (selfcheck.py
@@ -22,10 +25,12 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, free_port, lab_env
+from helpers import style
 from helpers.widgets import EXPLORERS
 from test_browser import CHANGE_TIMEOUT, JS_DOM_ERRORS, change_input, changed, \
     picture_state, wait_for
-from test_explorers import clipped_controls
+from test_explorers import MIN_SCALE, clipped_controls, fit_of, fit_problems, \
+    size_line
 
 pytestmark = pytest.mark.browser
 
@@ -78,8 +83,88 @@ def voila_url(chromium_path, tmp_path_factory):
             proc.wait(timeout=10)
 
 
+#: The projector's screens: each page of the playground shows its controls
+#: and its whole picture without scrolling at both (issue 39).
+SCREENS = {"1080p": {"width": 1920, "height": 1080},
+           "720p": {"width": 1280, "height": 720}}
+
+#: Projection mode draws the controls' text this much larger than
+#: ipywidgets' 13 px (the pictures: helpers.style.PROJECTOR.scale).
+MIN_CONTROL_PX = 13 * 1.4
+
+#: ``el => [problem, ...]``: text of the controls under ``el`` smaller than
+#: ``px`` (text boxes, dropdowns, buttons, labels, slider readouts).
+JS_SMALL_TEXT = """([el, px]) => {
+  const out = [];
+  const sel = 'input[type=text], textarea, select, button, .widget-label, '
+              + '.widget-readout';
+  for (const c of el.querySelectorAll(sel)) {
+    if (!c.getClientRects().length) continue;
+    const size = parseFloat(getComputedStyle(c).fontSize);
+    const text = (c.value || c.innerText || '').trim().slice(0, 30);
+    if (size < px - 0.1) out.push(`${c.tagName.toLowerCase()} "${text}": ${size} px`);
+  }
+  return out;
+}"""
+
+
+def choose_page(page, i):
+    """Show page ``i`` of the playground's menu; wait until it is shown."""
+    page.locator(".attn-playground .attn-menu select").first.select_option(index=i)
+    explorer = page.locator(".attn-playground .attn-explorer").first
+    hint = page.locator(".attn-playground .attn-instruction").first
+    wait_for(lambda: " ".join(hint.inner_text().split())
+             == EXPLORERS[i].instruction, CHANGE_TIMEOUT)
+    explorer.wait_for(state="visible", timeout=CHANGE_TIMEOUT * 1000)
+    return explorer
+
+
+def screen_problems(page, screen, screenshot_dir):
+    """Every page at one screen size: the whole explorer in the window with
+    the page scrolled to its top, its picture at MIN_SCALE-MAX_SCALE times
+    its pixels, the menu in one row, the controls' text large. Screenshots:
+    build/screenshots/playground-<screen>-NN.png; the sizes table in
+    playground-<screen>-sizes.txt."""
+    problems, lines = [], []
+    menu_row = page.locator(".attn-playground > .widget-hbox, "
+                            ".attn-playground > .jupyter-widgets.widget-hbox").first
+    for i, row in enumerate(EXPLORERS):
+        explorer = choose_page(page, i)
+        picture = explorer.locator(".attn-picture").first
+        wait_for(lambda: picture_state(picture)["loaded"], CHANGE_TIMEOUT)
+        page.evaluate("window.scrollTo(0, 0); document.querySelectorAll("
+                      "'.jp-WindowedPanel-outer, .jp-Notebook, body, html').forEach("
+                      "e => e.scrollTop = 0)")
+        time.sleep(0.3)
+        fit = fit_of(explorer)
+        name = f"{screen} {row.tab}"
+        lines.append(size_line(row.tab, fit) + f"   bottom {fit['bottom']:.0f} "
+                     f"of {fit['screen']}")
+        if fit["bottom"] > fit["screen"] + 0.5:
+            problems.append(f"{name}: ends at {fit['bottom']:.0f} px, the window "
+                            f"is {fit['screen']} px high")
+        # scaled down to fit a small screen, but never below half the
+        # normal size (pictures are drawn PROJECTOR.scale times larger)
+        floor = MIN_SCALE / style.PROJECTOR.scale
+        problems += [p for p in fit_problems(name, fit, floor) if "tall" not in p]
+        problems += [f"{name}: small text: {p}"
+                     for p in page.evaluate(JS_SMALL_TEXT,
+                                            [explorer.element_handle(),
+                                             MIN_CONTROL_PX])]
+        if i == 0:
+            box = menu_row.bounding_box()
+            if box and box["height"] > 2 * MIN_CONTROL_PX * 1.6:
+                problems.append(f"{screen}: the menu row is {box['height']:.0f} px "
+                                "high (more than one row)")
+        page.screenshot(path=str(screenshot_dir / f"playground-{screen}-{i:02d}.png"))
+    (screenshot_dir / f"playground-{screen}-sizes.txt").write_text(
+        "\n".join(lines) + "\n")
+    print(f"playground at {screen}:", *lines, sep="\n")
+    return problems
+
+
 def test_playground_in_voila(voila_url, browser, screenshot_dir):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport=SCREENS["1080p"])
     page = context.new_page()
     outside, page_errors = [], []
 
@@ -94,25 +179,18 @@ def test_playground_in_voila(voila_url, browser, screenshot_dir):
     page.on("pageerror", lambda exc: page_errors.append(str(exc)))
     try:
         page.goto(voila_url, timeout=RENDER_TIMEOUT * 1000)
-        tabs = page.locator(".attn-playground")
-        tabs.wait_for(timeout=RENDER_TIMEOUT * 1000)
-        titles = page.locator(".attn-playground .lm-TabBar-tab")
-        count = titles.count()
-        explorers = page.locator(".attn-playground .attn-explorer")
-        # one tab per row of the table of explorers, in its order
-        assert [titles.nth(i).inner_text().strip() for i in range(count)] == [
-            row.tab for row in EXPLORERS]
-        assert explorers.count() == count
-        assert page.locator(".attn-instruction").count() == count
-        # every tab title whole, none cut to "02 Weighted su"
-        problems = clipped_controls(page.locator(
-            ".attn-playground .lm-TabBar, .attn-playground .p-TabBar").first)
-        for i in range(count):
-            titles.nth(i).click()
-            explorer = explorers.nth(i)
-            explorer.wait_for(state="visible", timeout=CHANGE_TIMEOUT * 1000)
-            title = titles.nth(i).inner_text().strip()
-            problems += [f"{title}: {p}" for p in clipped_controls(explorer)]
+        menu = page.locator(".attn-playground .attn-menu select").first
+        menu.wait_for(timeout=RENDER_TIMEOUT * 1000)
+        # one page per row of the table of explorers, in its order
+        options = menu.evaluate(
+            "s => [...s.options].map(o => o.text.replace(/\\s+/g, ' ').trim())")
+        assert options == [row.tab for row in EXPLORERS]
+        problems = []
+        for i in range(len(options)):
+            explorer = choose_page(page, i)
+            title = EXPLORERS[i].tab
+            problems += [f"{title}: {p}" for p in clipped_controls(
+                page.locator(".attn-playground").first)]
             picture = explorer.locator(".attn-picture").first
             if not wait_for(lambda: picture_state(picture)["loaded"], CHANGE_TIMEOUT):
                 problems.append(f"{title}: no picture")
@@ -129,9 +207,16 @@ def test_playground_in_voila(voila_url, browser, screenshot_dir):
             message = explorer.locator(".attn-message").first.inner_text()
             if "Could not" in message:
                 problems.append(f"{title}: {message}")
-            if i in (0, 4):
-                explorer.screenshot(path=str(screenshot_dir / f"playground-{i}.png"))
-        page.screenshot(path=str(screenshot_dir / "playground.png"))
+        # the next button steps through the pages
+        choose_page(page, 0)
+        page.locator(".attn-playground button", has_text="next").first.click()
+        if not wait_for(lambda: menu.evaluate("s => s.selectedIndex") == 1,
+                        CHANGE_TIMEOUT):
+            problems.append("the next button did not show the second page")
+        for screen, size in SCREENS.items():
+            page.set_viewport_size(size)
+            time.sleep(0.5)
+            problems += screen_problems(page, screen, screenshot_dir)
         errors = page.evaluate(JS_DOM_ERRORS) + page_errors
         assert not problems, "\n".join(problems)
         assert not errors, errors

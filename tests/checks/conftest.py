@@ -17,6 +17,13 @@ import numpy as np
 from helpers.attention import softmax
 
 
+def said(text: str) -> str:
+    """A checker's printed message as one line per message (the checkers
+    break their lines between words, ``helpers.checks._core.LINE_CHARS``)."""
+    return " ".join(text.split()) + ("\n" if text.endswith("\n") else "")
+
+
+
 def run(checker, fn, capsys):
     """Run a checker; it must not raise or warn. Returns (result, printed)."""
     with warnings.catch_warnings():
@@ -24,7 +31,7 @@ def run(checker, fn, capsys):
         result = checker(fn)
     out = capsys.readouterr()
     assert out.err == ""
-    return result, out.out
+    return result, said(out.out)
 
 
 def assert_success(checker, fn, capsys):

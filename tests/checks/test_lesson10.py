@@ -15,9 +15,16 @@ needs_model = pytest.mark.skipif(not model_available(),
                                  reason="no offline copy of all-MiniLM-L6-v2")
 
 
+def said(text: str) -> str:
+    """A checker's printed message as one line per message (the checkers
+    break their lines between words, ``helpers.checks._core.LINE_CHARS``)."""
+    return " ".join(text.split()) + ("\n" if text.endswith("\n") else "")
+
+
+
 def _verdict(checker, fn, capsys, **kw):
     result = checker(fn, **kw)
-    out = capsys.readouterr().out
+    out = said(capsys.readouterr().out)
     assert out.count("\n") == 1, out
     return result, out
 

@@ -20,14 +20,21 @@ CHECKERS = [checks.check_next_token_loss, checks.check_decode_step,
             checks.check_top_k_sample]
 
 
+def said(text: str) -> str:
+    """A checker's printed message as one line per message (the checkers
+    break their lines between words, ``helpers.checks._core.LINE_CHARS``)."""
+    return " ".join(text.split()) + ("\n" if text.endswith("\n") else "")
+
+
+
 def _verdict(checker, fn, capsys, **kw):
     """Run a checker: it must not raise or warn, and prints exactly one line."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = checker(fn, **kw)
     out = capsys.readouterr()
-    assert out.err == "" and out.out.count("\n") == 1, out
-    return result, out.out
+    assert out.err == "" and said(out.out).count("\n") == 1, out
+    return result, said(out.out)
 
 
 def _diagnosis(checker, fn, capsys, words, **kw):
