@@ -29,6 +29,7 @@ __all__ = [
     "copy_losses",
     "direct_logit_attribution",
     "head_outputs",
+    "composition",
     "k_composition",
     "k_composition_baseline",
     "load",
@@ -134,6 +135,24 @@ def _k_comp(W_Q, W_K, W_V, W_O) -> float:
     return float(norm(both) / (norm(W_QK) * norm(W_OV)))
 
 
+def composition(model: gpt.GPT, reader, writer, kind: str = "K") -> float:
+    """How much head ``reader``'s queries (``kind="Q"``), keys (``"K"``) or
+    values (``"V"``) read what head ``writer`` wrote (Elhage et al. 2021):
+    ``|M| / (|reader's matrix| |W_OV|)`` in Frobenius norms, with ``M =
+    W_QK W_OV^T`` for K, ``W_OV W_QK`` for Q and ``W_OV W_OV'`` for V, where
+    ``W_QK = W_Q W_K^T`` and ``W_OV = W_V W_O`` are ``(d_model, d_model)``
+    (LayerNorm gains folded in, its centring and scaling left out). Heads
+    are ``(layer, head)``."""
+    W_Q, W_K, W_V2, W_O2 = _head_maps(model, *reader)
+    _, _, W_V, W_O = _head_maps(model, *writer)
+    W_OV, W_QK = W_V @ W_O, W_Q @ W_K.T
+    norm = np.linalg.norm
+    if kind == "K":
+        return _k_comp(W_Q, W_K, W_V, W_O)
+    R = W_QK if kind == "Q" else W_V2 @ W_O2
+    return float(norm(W_OV @ R) / (norm(W_OV) * norm(R)))
+
+
 def k_composition(model: gpt.GPT, reader, writer) -> float:
     """How much head ``reader``'s keys read what head ``writer`` wrote
     (Elhage et al. 2021): ``|W_QK W_OV^T| / (|W_QK| |W_OV|)`` in Frobenius
@@ -145,17 +164,25 @@ def k_composition(model: gpt.GPT, reader, writer) -> float:
     return _k_comp(W_Q, W_K, W_V, W_O)
 
 
-def k_composition_baseline(model: gpt.GPT, samples: int = 200, seed: int = 0):
-    """The same score for random matrices of the same shapes and the same
-    norms as the model's heads: what composition looks like by chance.
+def k_composition_baseline(
+    model: gpt.GPT, samples: int = 200, seed: int = 0, kind: str = "K"
+):
+    """The same score (:func:`composition`, of ``kind``) for random matrices
+    of the model's head shapes: what composition looks like by chance.
     Returns ``(samples,)`` scores."""
     rng = np.random.default_rng(seed)
     d, dh = model.d_model, model.d_head
+    norm = np.linalg.norm
     out = []
     for _ in range(samples):
-        W_Q, W_K, W_V = (rng.normal(size=(d, dh)) for _ in range(3))
-        W_O = rng.normal(size=(dh, d))
-        out.append(_k_comp(W_Q, W_K, W_V, W_O))
+        W_Q, W_K, W_V, W_V2 = (rng.normal(size=(d, dh)) for _ in range(4))
+        W_O, W_O2 = rng.normal(size=(dh, d)), rng.normal(size=(dh, d))
+        if kind == "K":
+            out.append(_k_comp(W_Q, W_K, W_V, W_O))
+            continue
+        W_OV = W_V @ W_O
+        R = W_Q @ W_K.T if kind == "Q" else W_V2 @ W_O2
+        out.append(float(norm(W_OV @ R) / (norm(W_OV) * norm(R))))
     return np.array(out)
 
 

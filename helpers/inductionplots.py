@@ -1,6 +1,6 @@
 """Figures of lesson 13: copying loss, the hand-built circuit's weights,
 patterns side by side, head scores against chance, the training log's phase
-change, K-composition and direct logit attribution.
+change, Q-, K- and V-composition and direct logit attribution.
 
 Like :mod:`helpers.plots`: every function takes arrays and labels, returns a
 figure that shows itself in Jupyter (``plots.AttentionFigure``), and computes
@@ -23,7 +23,7 @@ __all__ = [
     "copy_loss",
     "dla_bars",
     "head_scores",
-    "k_composition",
+    "composition",
     "patterns",
     "phase_change",
 ]
@@ -37,16 +37,27 @@ def _figure(figsize) -> AttentionFigure:
 
 def _shade_copies(ax, start, length):
     """Shade the second copy (x = predicted token's position) and name both."""
-    ax.axvspan(start + length - 0.5, start + 2 * length - 0.5, color="#2ca02c",
-               alpha=0.08)
-    for x0, text, colour in ((start, "first copy", "#555555"),
-                             (start + length, "second copy", "#2ca02c")):
-        ax.text(x0 + length / 2 - 0.5, 0.98, text, transform=ax.get_xaxis_transform(),
-                ha="center", va="top", color=colour)
+    ax.axvspan(
+        start + length - 0.5, start + 2 * length - 0.5, color="#2ca02c", alpha=0.08
+    )
+    for x0, text, colour in (
+        (start, "first copy", "#555555"),
+        (start + length, "second copy", "#2ca02c"),
+    ):
+        ax.text(
+            x0 + length / 2 - 0.5,
+            0.98,
+            text,
+            transform=ax.get_xaxis_transform(),
+            ha="center",
+            va="top",
+            color=colour,
+        )
 
 
-def copy_loss(curves: dict, start: int, length: int, *, uniform=None,
-              title="Loss on each token") -> AttentionFigure:
+def copy_loss(
+    curves: dict, start: int, length: int, *, uniform=None, title="Loss on each token"
+) -> AttentionFigure:
     """One line per text, ``{label: (n - 1,) nats}``: entry ``t`` is the loss of
     predicting token ``t + 1``, drawn at x = t + 1. The repeated text's two
     copies start at ``start`` and ``start + length``; ``uniform`` draws the
@@ -56,17 +67,28 @@ def copy_loss(curves: dict, start: int, length: int, *, uniform=None,
     styles = ["-", "--", ":"]
     for k, (label, y) in enumerate(curves.items()):
         y = np.asarray(y, dtype=float)
-        ax.plot(np.arange(1, len(y) + 1), y, styles[k % 3], marker=".", label=label,
-                linewidth=1.6)
+        ax.plot(
+            np.arange(1, len(y) + 1),
+            y,
+            styles[k % 3],
+            marker=".",
+            label=label,
+            linewidth=1.6,
+        )
     if uniform is not None:
         ax.axhline(uniform, color="0.4", linewidth=1, linestyle="--")
-        ax.text(0.99, uniform, f"uniform guess, ln V = {uniform:.2f}", ha="right",
-                va="bottom", color="0.3", transform=ax.get_yaxis_transform())
+        ax.text(
+            0.99,
+            uniform,
+            f"uniform guess, ln V = {uniform:.2f}",
+            ha="right",
+            va="bottom",
+            color="0.3",
+            transform=ax.get_yaxis_transform(),
+        )
     _shade_copies(ax, start, length)
-    ax.set(xlabel="position of the predicted token", ylabel="loss (nats)",
-           title=title)
-    ax.set_ylim(0, 1.18 * max(np.nanmax(np.asarray(y, float))
-                              for y in curves.values()))
+    ax.set(xlabel="position of the predicted token", ylabel="loss (nats)", title=title)
+    ax.set_ylim(0, 1.18 * max(np.nanmax(np.asarray(y, float)) for y in curves.values()))
     ax.legend(loc="lower left")
     return fig
 
@@ -82,35 +104,40 @@ def _bounds(ax, edges, n_rows, n_cols, vertical=True, horizontal=True):
 def circuit_weights(W: dict, *, title="Every weight of the hand-built circuit"):
     """The eight matrices of :func:`helpers.circuits.build_circuit`, each drawn
     with its ``d_model`` side cut into the four subspaces (token, position,
-    previous, output). Read maps (``W_Q``, ``W_K``, ``W_V``: ``(d_model,
-    k)``) are drawn transposed, one row per head dimension, so all eight
-    fit; the ``d_model`` axis is always horizontal."""
+    previous, output), each on its own scale from 0 (dark) to its largest
+    entry (bright, named in its title). Read maps (``W_Q``, ``W_K``,
+    ``W_V``: ``(d_model, k)``) are drawn transposed, one row per head
+    dimension, so all eight fit; the ``d_model`` axis is always horizontal."""
     lay = W["layout"]
     edges = [lay.token.stop, lay.position.stop, lay.previous.stop]
-    names = [("W_Q0", "layer 0 query: my position"),
-             ("W_K0", "layer 0 key: my position + 1"),
-             ("W_V0", "layer 0 value: my token"),
-             ("W_O0", "layer 0 output: into 'previous'"),
-             ("W_Q1", "layer 1 query: my token"),
-             ("W_K1", "layer 1 key: 'previous' token"),
-             ("W_V1", "layer 1 value: my token"),
-             ("W_O1", "layer 1 output: into 'output'")]
+    names = [
+        ("W_Q0", "layer 0 query: my position"),
+        ("W_K0", "layer 0 key: my position + 1"),
+        ("W_V0", "layer 0 value: my token"),
+        ("W_O0", "layer 0 output: into 'previous'"),
+        ("W_Q1", "layer 1 query: my token"),
+        ("W_K1", "layer 1 key: 'previous' token"),
+        ("W_V1", "layer 1 value: my token"),
+        ("W_O1", "layer 1 output: into 'output'"),
+    ]
     fig = _figure((9.0, 5.6))
     axes = fig.subplots(4, 2)
-    vmax = max(np.abs(W[k]).max() for k, _ in names)
-    norm = Normalize(0, vmax)
     for ax, (key, text) in zip(axes.T.ravel(), names):
         M = W[key] if key.startswith("W_O") else W[key].T  # (k, d_model)
-        im = ax.imshow(M, cmap="viridis", norm=norm, aspect="auto",
-                       interpolation="nearest")
+        top = float(np.abs(M).max()) or 1.0
+        ax.imshow(
+            M,
+            cmap="viridis",
+            norm=Normalize(0, top),
+            aspect="auto",
+            interpolation="nearest",
+        )
         _bounds(ax, edges, M.shape[0], M.shape[1], horizontal=False)
-        ax.set_title(f"{key}: {text}", fontsize=9)
+        ax.set_title(f"{key}: {text} (bright = {top:g})", fontsize=9)
         ax.set_yticks([])
-        mids = [(a + b) / 2 - 0.5 for a, b in
-                zip([0, *edges], [*edges, lay.d_model])]
+        mids = [(a + b) / 2 - 0.5 for a, b in zip([0, *edges], [*edges, lay.d_model])]
         ax.set_xticks(mids, ["token", "position", "previous", "output"], fontsize=8)
-    fig.colorbar(im, ax=axes, shrink=0.6, label="weight")
-    fig.suptitle(title)
+    fig.suptitle(title + " (dark = 0)")
     return fig
 
 
@@ -120,21 +147,25 @@ def _masked(A):
     return np.ma.masked_invalid(data)
 
 
-def patterns(panels, *, suptitle=None, stripe=None, cols=2, vmax=1.0):
+def patterns(panels, *, suptitle=None, cols=2, vmax=1.0):
     """Attention patterns side by side: ``panels`` is a list of ``(A, labels,
-    title)``, each A ``(n, n)`` with rows = queries. ``stripe``: an optional
-    ``(start, length)``; each panel then frames, for every query of the
-    second copy, the key that followed its token's earlier occurrence (the
-    induction stripe)."""
+    title)`` or ``(A, labels, title, stripe)``, each A ``(n, n)`` with rows =
+    queries. ``stripe`` ``(start, length)``: the panel frames, for every
+    query of the second copy, the key that followed its token's earlier
+    occurrence (the induction stripe)."""
     rows = -(-len(panels) // cols)
     fig = _figure((4.6 * cols, 4.3 * rows))
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
-    cmap = __import__("matplotlib").colormaps["viridis"].with_extremes(bad=MASKED_COLOUR)
+    cmap = (
+        __import__("matplotlib").colormaps["viridis"].with_extremes(bad=MASKED_COLOUR)
+    )
     im = None
-    for ax, (A, labels, title) in zip(axes, panels):
+    for ax, (A, labels, title, *rest) in zip(axes, panels):
+        stripe = rest[0] if rest else None
         n = len(A)
-        im = ax.imshow(_masked(A), cmap=cmap, vmin=0, vmax=vmax,
-                       interpolation="nearest")
+        im = ax.imshow(
+            _masked(A), cmap=cmap, vmin=0, vmax=vmax, interpolation="nearest"
+        )
         step = max(1, -(-n // 20))
         ticks = list(range(0, n, step))
         ax.set_xticks(ticks, [labels[i] for i in ticks], rotation=90, fontsize=8)
@@ -143,20 +174,33 @@ def patterns(panels, *, suptitle=None, stripe=None, cols=2, vmax=1.0):
         if stripe is not None:
             s, L = stripe
             for j in range(L - 1):
-                ax.add_patch(Rectangle((s + j + 1 - 0.5, s + L + j - 0.5), 1, 1,
-                                       fill=False, edgecolor=IND_COLOUR, linewidth=1))
-    for ax in axes[len(panels):]:
+                ax.add_patch(
+                    Rectangle(
+                        (s + j + 1 - 0.5, s + L + j - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        edgecolor=IND_COLOUR,
+                        linewidth=1,
+                    )
+                )
+    for ax in axes[len(panels) :]:
         ax.set_visible(False)
     if im is not None:
-        fig.colorbar(im, ax=axes[: len(panels)].tolist(), shrink=0.7,
-                     label="attention weight (grey: masked future)")
+        fig.colorbar(
+            im,
+            ax=axes[: len(panels)].tolist(),
+            shrink=0.7,
+            label="attention weight (grey: masked future)",
+        )
     if suptitle:
         fig.suptitle(suptitle)
     return fig
 
 
-def head_scores(scores: dict, chance: dict, *, named=None,
-                suptitle="Every head, scored two ways"):
+def head_scores(
+    scores: dict, chance: dict, *, named=None, suptitle="Every head, scored two ways"
+):
     """One grid per score, ``{name: (n_layers, n_heads)}``, each value written
     in its cell, on a fixed 0-1 colour scale; ``chance`` gives each score's
     chance level (written in the title); ``named`` maps a score name to the
@@ -168,26 +212,49 @@ def head_scores(scores: dict, chance: dict, *, named=None,
         grid = np.asarray(grid, dtype=float)
         im = ax.imshow(grid, cmap="viridis", vmin=0.0, vmax=1.0)
         for (i, j), v in np.ndenumerate(grid):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9,
-                    color="black" if v > 0.6 else "white")
+            ax.text(
+                j,
+                i,
+                f"{v:.2f}",
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="black" if v > 0.6 else "white",
+            )
         if named and name in named:
             li, hj = named[name]
-            ax.add_patch(Rectangle((hj - 0.5, li - 0.5), 1, 1, fill=False,
-                                   edgecolor=IND_COLOUR, linewidth=2.5))
+            ax.add_patch(
+                Rectangle(
+                    (hj - 0.5, li - 0.5),
+                    1,
+                    1,
+                    fill=False,
+                    edgecolor=IND_COLOUR,
+                    linewidth=2.5,
+                )
+            )
         ax.set_xticks(range(grid.shape[1]))
         ax.set_yticks(range(grid.shape[0]))
-        ax.set(xlabel="head", ylabel="layer",
-               title=f"{name} (chance {chance[name]:.2f})")
+        ax.set(
+            xlabel="head", ylabel="layer", title=f"{name} (chance {chance[name]:.2f})"
+        )
     fig.colorbar(im, ax=axes.tolist(), shrink=0.8)
     fig.suptitle(suptitle)
     return fig
 
 
-def phase_change(log: dict, prev_head, ind_head, *, step_of_change=None,
-                 title="The phase change, from the training log"):
+def phase_change(
+    log: dict,
+    prev_head,
+    ind_head,
+    *,
+    step_of_change=None,
+    title="The phase change, from the training log",
+):
     """Left: the probe's first- and second-copy loss against the step. Right:
-    the named previous-token head's score and the induction head's prefix
-    matching. ``step_of_change`` draws a dotted line on both."""
+    the named previous-token head's score and the other head's prefix
+    matching (and, when the log has it, its weight one key later).
+    ``step_of_change`` draws a dotted line on both."""
     fig = _figure((9.0, 3.4))
     left, right = fig.subplots(1, 2)
     step = log["step"]
@@ -198,12 +265,29 @@ def phase_change(log: dict, prev_head, ind_head, *, step_of_change=None,
     left.legend(loc="lower left")
     lp, hp = prev_head
     li, hi = ind_head
-    right.plot(step, log[f"prev_{lp}_{hp}"], color=PREV_COLOUR,
-               label=f"previous token, layer {lp} head {hp}")
-    right.plot(step, log[f"pm_{li}_{hi}"], color=IND_COLOUR,
-               label=f"prefix matching, layer {li} head {hi}")
-    right.set(xlabel="training step", ylabel="score", title="The two heads",
-              ylim=(0, 1))
+    right.plot(
+        step,
+        log[f"prev_{lp}_{hp}"],
+        color=PREV_COLOUR,
+        label=f"previous token, layer {lp} head {hp}",
+    )
+    right.plot(
+        step,
+        log[f"pm_{li}_{hi}"],
+        color=IND_COLOUR,
+        label=f"prefix matching, layer {li} head {hi}",
+    )
+    if f"next_{li}_{hi}" in log:
+        right.plot(
+            step,
+            log[f"next_{li}_{hi}"],
+            color=IND_COLOUR,
+            linestyle="--",
+            label=f"one key later, layer {li} head {hi}",
+        )
+    right.set(
+        xlabel="training step", ylabel="score", title="The two heads", ylim=(0, 1)
+    )
     right.legend(loc="upper left", fontsize=8)
     if step_of_change is not None:
         for ax in (left, right):
@@ -212,34 +296,57 @@ def phase_change(log: dict, prev_head, ind_head, *, step_of_change=None,
     return fig
 
 
-def k_composition(scores: np.ndarray, baseline: np.ndarray, *, named=None,
-                  title="K-composition: how much a layer-1 key reads a layer-0 head"):
-    """``scores`` ``(n_heads_1, n_heads_0)``: rows are layer-1 heads (readers),
-    columns layer-0 heads (writers); ``baseline``: the same score for random
-    matrices, drawn as the mean and 95th percentile beside the grid."""
-    fig = _figure((8.0, 3.2))
-    grid_ax, bar_ax = fig.subplots(1, 2, width_ratios=[1.2, 1])
-    im = grid_ax.imshow(scores, cmap="viridis", vmin=0)
-    for (i, j), v in np.ndenumerate(scores):
-        grid_ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9,
-                     color="black" if v > 0.6 * scores.max() else "white")
-    if named is not None:
-        grid_ax.add_patch(Rectangle((named[1] - 0.5, named[0] - 0.5), 1, 1,
-                                    fill=False, edgecolor=IND_COLOUR, linewidth=2.5))
-    grid_ax.set_xticks(range(scores.shape[1]))
-    grid_ax.set_yticks(range(scores.shape[0]))
-    grid_ax.set(xlabel="layer-0 head (writes)", ylabel="layer-1 head (reads)",
-                title="every pair")
-    fig.colorbar(im, ax=grid_ax, shrink=0.8)
-    flat = np.sort(scores.ravel())[::-1]
-    bar_ax.barh(range(len(flat)), flat, color="#1f77b4")
-    bar_ax.invert_yaxis()
-    bar_ax.axvline(baseline.mean(), color="0.3", linestyle="--", linewidth=1)
-    bar_ax.axvline(np.percentile(baseline, 95), color="0.3", linestyle=":",
-                   linewidth=1)
-    bar_ax.set(xlabel="K-composition score", yticks=[],
-               title="pairs, sorted; random: mean -- , 95% ..")
-    fig.suptitle(title)
+def composition(
+    grids: dict,
+    baseline: np.ndarray,
+    *,
+    title="Composition: what each layer-1 head reads from layer 0",
+):
+    """One grid per kind, ``{"Q": (n_heads_1, n_heads_0), ...}``: rows are
+    layer-1 heads (readers), columns layer-0 heads (writers), each value
+    written in its cell; cells above the 95th percentile of ``baseline``
+    (random matrices) are framed, and the baseline is named in the title."""
+    fig = _figure((3.0 * len(grids) + 0.8, 3.0))
+    axes = np.atleast_1d(fig.subplots(1, len(grids)))
+    top = max(float(np.max(g)) for g in grids.values())
+    cut = float(np.percentile(baseline, 95))
+    for ax, (kind, grid) in zip(axes, grids.items()):
+        grid = np.asarray(grid, dtype=float)
+        im = ax.imshow(grid, cmap="viridis", vmin=0, vmax=top)
+        for (i, j), v in np.ndenumerate(grid):
+            ax.text(
+                j,
+                i,
+                f"{v:.3f}",
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="black" if v > 0.6 * top else "white",
+            )
+            if v > cut:
+                ax.add_patch(
+                    Rectangle(
+                        (j - 0.5, i - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        edgecolor=IND_COLOUR,
+                        linewidth=2.5,
+                    )
+                )
+        ax.set_xticks(range(grid.shape[1]))
+        ax.set_yticks(range(grid.shape[0]))
+        ax.set(
+            xlabel="layer-0 head (writes)",
+            ylabel="layer-1 head (reads)",
+            title=f"{kind}-composition",
+        )
+    fig.colorbar(im, ax=axes.tolist(), shrink=0.8)
+    fig.suptitle(
+        f"{title}\nrandom matrices: mean {baseline.mean():.3f}, 95th "
+        f"percentile {cut:.3f} (framed: above it)",
+        fontsize=11,
+    )
     return fig
 
 
@@ -251,8 +358,7 @@ def dla_bars(names, values: dict, *, title="Direct logit attribution"):
     k = len(values)
     h = 0.8 / k
     for i, (label, v) in enumerate(values.items()):
-        ax.barh(np.arange(len(names)) + (i - (k - 1) / 2) * h, v, height=h,
-                label=label)
+        ax.barh(np.arange(len(names)) + (i - (k - 1) / 2) * h, v, height=h, label=label)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.axvline(0, color="0.3", linewidth=0.8)

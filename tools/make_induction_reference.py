@@ -54,7 +54,8 @@ def sequence(vocab, length, prefix, seed):
 def main():
     torch.set_num_threads(1)
     model, info = transformers.GPT2LMHeadModel.from_pretrained(
-        str(FOLDER), attn_implementation="eager", output_loading_info=True)
+        str(FOLDER), attn_implementation="eager", output_loading_info=True
+    )
     bad = {k: v for k, v in info.items() if v and k != "mismatched_keys"}
     if bad:
         raise SystemExit(f"the folder does not load cleanly: {bad}")
@@ -62,12 +63,15 @@ def main():
     report = json.loads((FOLDER / "report.json").read_text())
     layer, head = report["induction_head"]
     d_head = model.config.n_embd // model.config.n_head
-    out = {"model_sha256": hashlib.sha256(
-        (FOLDER / "model.safetensors").read_bytes()).hexdigest()}
+    out = {
+        "model_sha256": hashlib.sha256(
+            (FOLDER / "model.safetensors").read_bytes()
+        ).hexdigest()
+    }
 
     def zero_head(module, args):
         x = args[0].clone()
-        x[..., head * d_head:(head + 1) * d_head] = 0
+        x[..., head * d_head : (head + 1) * d_head] = 0
         return (x,)
 
     for k, (L, P, seed) in enumerate(SEQUENCES):
@@ -77,7 +81,8 @@ def main():
             out[f"ids_{k}"] = ids
             out[f"logits_{k}"] = model(x).logits[0].numpy().astype(np.float32)
             hook = model.transformer.h[layer].attn.c_proj.register_forward_pre_hook(
-                zero_head)
+                zero_head
+            )
             out[f"ablated_{k}"] = model(x).logits[0].numpy().astype(np.float32)
             hook.remove()
     np.savez_compressed(OUT, **out)
@@ -87,10 +92,15 @@ def main():
 
     ours = induction.load(FOLDER)
     worst = max(
-        max(np.abs(ours.run(out[f"ids_{k}"]).logits - out[f"logits_{k}"]).max(),
-            np.abs(ours.run(out[f"ids_{k}"], ablate={(layer, head)}).logits
-                   - out[f"ablated_{k}"]).max())
-        for k in range(len(SEQUENCES)))
+        max(
+            np.abs(ours.run(out[f"ids_{k}"]).logits - out[f"logits_{k}"]).max(),
+            np.abs(
+                ours.run(out[f"ids_{k}"], ablate={(layer, head)}).logits
+                - out[f"ablated_{k}"]
+            ).max(),
+        )
+        for k in range(len(SEQUENCES))
+    )
     print(f"largest |numpy - transformers| logit difference: {worst:.2e}")
 
     ids = sequence(model.config.vocab_size, 20, 23, 91001)[:64]
@@ -109,9 +119,11 @@ def main():
     with torch.no_grad():
         t_torch = timed(lambda: model(x))
     t_numpy = timed(lambda: ours.run(ids))
-    print(f"forward of {len(ids)} tokens, median of 200 (1 thread): numpy "
-          f"{t_numpy:.3f} ms, transformers {t_torch:.3f} ms, ratio "
-          f"{t_numpy / t_torch:.2f}")
+    print(
+        f"forward of {len(ids)} tokens, median of 200 (1 thread): numpy "
+        f"{t_numpy:.3f} ms, transformers {t_torch:.3f} ms, ratio "
+        f"{t_numpy / t_torch:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ from train_gpt import ensure_torch  # noqa: E402
 
 OUT = ROOT / "data" / "induction"
 VOCAB = 512  # 511 symbols + <|endoftext|>
-CONFIG = dict(n_layer=2, n_head=4, n_embd=128, n_positions=256, vocab_size=VOCAB)
+CONFIG = dict(n_layer=2, n_head=2, n_embd=128, n_positions=256, vocab_size=VOCAB)
 PROBE_SEEDS = range(424200, 424216)
 
 
@@ -61,7 +61,9 @@ def symbols(n: int = VOCAB - 1) -> list[str]:
     """``n`` readable symbols: English nouns of 3-6 letters from data/lexicon.csv,
     in the file's order (its groups start with everyday words)."""
     words = []
-    for line in (ROOT / "data" / "lexicon.csv").read_text(encoding="utf-8").splitlines():
+    for line in (
+        (ROOT / "data" / "lexicon.csv").read_text(encoding="utf-8").splitlines()
+    ):
         if not line or line.startswith("#"):
             continue
         cols = line.split(",")
@@ -104,20 +106,31 @@ def window(rng, T: int, seg=(4, 24), lag=(0, 16), lead=(0, 24), skip=0.0, rule=N
 
     V = VOCAB
     out = [0]
+    ruled = [False]  # whether each token came from the rule (no chains of it)
 
     def filler(k):
         for _ in range(k):
-            if skip and len(out) >= 2 and out[-2] and rng.random() < skip:
+            if (
+                skip
+                and len(out) >= 2
+                and rule[out[-2]]
+                and not ruled[-1]
+                and rng.random() < skip
+            ):
                 out.append(int(rule[out[-2]]))
+                ruled.append(True)
             else:
                 out.append(int(rng.integers(1, V)))
+                ruled.append(False)
 
     filler(int(rng.integers(lead[0], lead[1] + 1)))
     while len(out) < T:
         s = [int(x) for x in rng.integers(1, V, size=rng.integers(seg[0], seg[1] + 1))]
         out += s
+        ruled += [False] * len(s)
         filler(int(rng.integers(lag[0], lag[1] + 1)))
         out += s
+        ruled += [False] * len(s)
         filler(int(rng.integers(lag[0], lag[1] + 1)))
     return np.array(out[:T], dtype=np.int64)
 
@@ -130,6 +143,14 @@ def skip_rule(seed: int, kind: str = "same"):
 
     if kind == "same":
         return np.arange(VOCAB)
+    if kind in ("trigger", "trigger-same"):  # 64 trigger words; 0: no rule
+        rng = np.random.default_rng(seed)
+        rule = np.zeros(VOCAB, dtype=np.int64)
+        triggers = 1 + rng.permutation(VOCAB - 1)[:64]
+        rule[triggers] = (
+            triggers if kind == "trigger-same" else rng.integers(1, VOCAB, size=64)
+        )
+        return rule
     return np.concatenate([[0], 1 + np.random.default_rng(seed).permutation(VOCAB - 1)])
 
 
@@ -158,7 +179,9 @@ def build_model(torch, cfg):
             self.c_proj = nn.Linear(d, d)
             nn.init.normal_(self.c_attn.weight, std=0.02)
             nn.init.zeros_(self.c_attn.bias)
-            nn.init.normal_(self.c_proj.weight, std=0.02 / math.sqrt(2 * cfg["n_layer"]))
+            nn.init.normal_(
+                self.c_proj.weight, std=0.02 / math.sqrt(2 * cfg["n_layer"])
+            )
             nn.init.zeros_(self.c_proj.bias)
 
         def forward(self, x, want_att=False, ablate=()):
@@ -185,8 +208,8 @@ def build_model(torch, cfg):
             super().__init__()
             self.wte = nn.Embedding(V, d)
             self.wpe = nn.Embedding(n_pos, d)
-            nn.init.normal_(self.wte.weight, std=0.02)
-            nn.init.normal_(self.wpe.weight, std=0.01)
+            nn.init.normal_(self.wte.weight, std=cfg.get("wte_std", 0.02))
+            nn.init.normal_(self.wpe.weight, std=cfg.get("wpe_std", 0.01))
             self.h = nn.ModuleList(Block() for _ in range(cfg["n_layer"]))
             self.ln_f = nn.LayerNorm(d)
 
@@ -233,16 +256,20 @@ def hf_state_dict(torch, model, cfg):
 # -------------------------------------------------------------------- measures
 def measure(torch, model, cfg, ablate=()):
     """On the fixed probes: mean first- and second-copy loss, and every head's
-    previous-token and prefix-matching score, (n_layer, n_head) each."""
+    previous-token, prefix-matching and one-key-later score (the weight of a
+    second-copy query on the key two after its token's first occurrence),
+    (n_layer, n_head) each."""
     import numpy as np
 
-    first, second, prev, pm = [], [], [], []
+    first, second, prev, pm, nxt = [], [], [], [], []
     with torch.no_grad():
         for seed in PROBE_SEEDS:
             ids, o, L = probe_ids(seed)
             x = torch.tensor(ids)[None]
             logits, atts = model(x, want_att=True, ablate=ablate)
-            nll = torch.nn.functional.cross_entropy(logits[0, :-1], x[0, 1:], reduction="none")
+            nll = torch.nn.functional.cross_entropy(
+                logits[0, :-1], x[0, 1:], reduction="none"
+            )
             nll = nll.numpy()
             first.append(nll[o : o + L - 1].mean())
             second.append(nll[o + L - 1 : o + 2 * L - 1].mean())
@@ -251,11 +278,13 @@ def measure(torch, model, cfg, ablate=()):
             prev.append(A[..., i, i - 1].mean(-1))
             j = np.arange(L - 1)
             pm.append(A[..., o + L + j, o + 1 + j].mean(-1))
+            nxt.append(A[..., o + L + j, o + 2 + j].mean(-1))
     return (
         float(np.mean(first)),
         float(np.mean(second)),
         np.mean(prev, axis=0),
         np.mean(pm, axis=0),
+        np.mean(nxt, axis=0),
     )
 
 
@@ -267,11 +296,19 @@ def train(args):
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    cfg = dict(CONFIG, n_layer=args.layers, n_head=args.heads, n_embd=args.d,
-               n_positions=args.n_positions)
+    cfg = dict(
+        CONFIG,
+        n_layer=args.layers,
+        n_head=args.heads,
+        n_embd=args.d,
+        n_positions=args.n_positions,
+        wte_std=args.wte_std,
+        wpe_std=args.wpe_std,
+    )
     model = build_model(torch, cfg)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98),
-                            weight_decay=args.wd)
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=args.wd
+    )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     nl, nh = cfg["n_layer"], cfg["n_head"]
@@ -279,23 +316,30 @@ def train(args):
     heads = [f"{la}_{hh}" for la in range(nl) for hh in range(nh)]
     cols = ["step", "seconds", "train_loss", "copy1_loss", "copy2_loss"]
     cols += [f"prev_{x}" for x in heads] + [f"pm_{x}" for x in heads]
+    cols += [f"next_{x}" for x in heads]
     rows, running, t0 = [], [], time.time()
 
     def log(step):
         torch.save(model.state_dict(), out / "checkpoint.pt")  # for a look mid-run
         model.eval()
-        c1, c2, prev, pm = measure(torch, model, cfg)
+        c1, c2, prev, pm, nxt = measure(torch, model, cfg)
         model.train()
         tl = float(np.mean(running)) if running else float("nan")
         running.clear()
-        rows.append([step, round(time.time() - t0), round(tl, 4), round(c1, 4), round(c2, 4)]
-                    + [round(float(v), 4) for v in prev.ravel()]
-                    + [round(float(v), 4) for v in pm.ravel()])
+        rows.append(
+            [step, round(time.time() - t0), round(tl, 4), round(c1, 4), round(c2, 4)]
+            + [round(float(v), 4) for v in prev.ravel()]
+            + [round(float(v), 4) for v in pm.ravel()]
+            + [round(float(v), 4) for v in nxt.ravel()]
+        )
         bp = np.unravel_index(prev[0].argmax(), prev[0].shape)
         bm = np.unravel_index(pm[1:].argmax(), pm[1:].shape)
-        print(f"step {step:6d} {time.time() - t0:6.0f}s train {tl:.3f}  copy1 {c1:.3f} "
-              f"copy2 {c2:.3f}  prev L0H{bp[0]} {prev[0].max():.2f}  "
-              f"pm L{bm[0] + 1}H{bm[1]} {pm[1:].max():.2f}", flush=True)
+        print(
+            f"step {step:6d} {time.time() - t0:6.0f}s train {tl:.3f}  copy1 {c1:.3f} "
+            f"copy2 {c2:.3f}  prev L0H{bp[0]} {prev[0].max():.2f}  "
+            f"pm L{bm[0] + 1}H{bm[1]} {pm[1:].max():.2f}",
+            flush=True,
+        )
         return c1, c2
 
     for step in range(args.steps + 1):
@@ -304,21 +348,39 @@ def train(args):
         if step == args.steps:
             break
         T = args.window if step >= args.short_steps else args.short_window
-        f = T / args.window  # short windows get shorter segments, lags, leads
-        seg = (min(args.seg_min, max(2, round(args.seg_max * f))),
-               max(2, round(args.seg_max * f)))
-        batch = np.stack([
-            window(rng, T, seg=seg, lag=(0, round(args.lag * f)),
-                   lead=(0, round(args.lead * f)), skip=args.skip, rule=rule)
-            for _ in range(args.batch)
-        ])
+        if step >= args.long_from:
+            T = args.long_window
+        f = min(1.0, T / args.window)  # short windows: shorter segments, lags, leads
+        seg = (
+            min(args.seg_min, max(2, round(args.seg_max * f))),
+            max(2, round(args.seg_max * f)),
+        )
+        if step >= args.late_from:  # the late phase: short repeats
+            seg = tuple(args.late_seg)
+        batch = np.stack(
+            [
+                window(
+                    rng,
+                    T,
+                    seg=seg,
+                    lag=(0, round(args.lag * f)),
+                    lead=(0, round(args.lead * f)),
+                    skip=args.skip if step < args.skip_steps else 0.0,
+                    rule=rule,
+                )
+                for _ in range(args.batch)
+            ]
+        )
         x = torch.tensor(batch)
         off = None
         if args.offsets:
-            off = torch.tensor(rng.integers(0, cfg["n_positions"] - T + 1, size=args.batch))
+            off = torch.tensor(
+                rng.integers(0, cfg["n_positions"] - T + 1, size=args.batch)
+            )
         logits, _ = model(x[:, :-1], off)
         loss = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, VOCAB), x[:, 1:].reshape(-1))
+            logits.reshape(-1, VOCAB), x[:, 1:].reshape(-1)
+        )
         lr = args.lr * min(1.0, (step + 1) / args.warmup)
         for g in opt.param_groups:
             g["lr"] = lr
@@ -344,8 +406,11 @@ def export(torch, model, cfg, out, args, seconds):
     from safetensors.torch import save_file
 
     model.eval()
-    save_file(hf_state_dict(torch, model, cfg), str(out / "model.safetensors"),
-              metadata={"format": "pt"})
+    save_file(
+        hf_state_dict(torch, model, cfg),
+        str(out / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
     config = {
         "architectures": ["GPT2LMHeadModel"],
         "model_type": "gpt2",
@@ -370,7 +435,7 @@ def export(torch, model, cfg, out, args, seconds):
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     write_tokenizer(out / "tokenizer.json")
 
-    c1, c2, prev, pm = measure(torch, model, cfg)
+    c1, c2, prev, pm, nxt = measure(torch, model, cfg)
     layer, head = (int(i) for i in np.unravel_index(pm[1:].argmax(), pm[1:].shape))
     ind = (layer + 1, head)
     _, c2_ind = measure(torch, model, cfg, ablate={ind})[:2]
@@ -378,6 +443,11 @@ def export(torch, model, cfg, out, args, seconds):
     # the second copy, and its previous-token score is high
     prev_heads = [(0, hh) for hh in range(cfg["n_head"]) if prev[0, hh] >= 0.3]
     _, c2_prev = measure(torch, model, cfg, ablate=set(prev_heads))[:2]
+    ablation = {
+        f"{la} {hh}": round(measure(torch, model, cfg, ablate={(la, hh)})[1] / c2, 3)
+        for la in range(cfg["n_layer"])
+        for hh in range(cfg["n_head"])
+    }
     report = {
         "recipe": vars(args),
         "train_seconds": seconds,
@@ -392,6 +462,10 @@ def export(torch, model, cfg, out, args, seconds):
         "probe_second_copy_loss": round(c2, 4),
         "second_copy_loss_without_induction_head": round(c2_ind, 4),
         "second_copy_loss_without_previous_token_heads": round(c2_prev, 4),
+        "second_copy_loss_ratio_with_each_head_ablated": ablation,
+        "prefix_matching": [[round(float(x), 4) for x in row] for row in pm],
+        "previous_token": [[round(float(x), 4) for x in row] for row in prev],
+        "one_key_later": [[round(float(x), 4) for x in row] for row in nxt],
     }
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report, indent=1))
@@ -400,31 +474,75 @@ def export(torch, model, cfg, out, args, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(OUT))
-    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--steps", type=int, default=8000)
     ap.add_argument("--seed", type=int, default=1313)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--layers", type=int, default=CONFIG["n_layer"])
     ap.add_argument("--heads", type=int, default=CONFIG["n_head"])
     ap.add_argument("--d", type=int, default=CONFIG["n_embd"])
     ap.add_argument("--n-positions", type=int, default=CONFIG["n_positions"])
-    ap.add_argument("--window", type=int, default=96)
+    ap.add_argument("--window", type=int, default=48)
     ap.add_argument("--short-window", type=int, default=48)
-    ap.add_argument("--short-steps", type=int, default=0,
-                    help="steps on --short-window before --window")
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument(
+        "--short-steps",
+        type=int,
+        default=0,
+        help="steps on --short-window before --window",
+    )
+    ap.add_argument(
+        "--long-window",
+        type=int,
+        default=96,
+        help="the window from --long-from on (longer positions trained)",
+    )
+    ap.add_argument("--long-from", type=int, default=4000)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--wd", type=float, default=0.01)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--seg-min", type=int, default=4)
     ap.add_argument("--seg-max", type=int, default=24)
     ap.add_argument("--lag", type=int, default=16)
     ap.add_argument("--lead", type=int, default=24)
-    ap.add_argument("--skip", type=float, default=0.0,
-                    help="share of filler tokens that follow the fixed rule on the "
-                         "token two places back")
-    ap.add_argument("--rule", choices=("same", "perm"), default="same")
-    ap.add_argument("--no-offsets", dest="offsets", action="store_false")
-    ap.add_argument("--log-every", type=int, default=200)
+    ap.add_argument(
+        "--skip",
+        type=float,
+        default=0.5,
+        help="share of filler tokens that follow the fixed rule on the "
+        "token two places back",
+    )
+    ap.add_argument(
+        "--skip-steps",
+        type=int,
+        default=10**9,
+        help="use the skip rule only for the first N steps",
+    )
+    ap.add_argument(
+        "--late-from",
+        type=int,
+        default=10**9,
+        help="from this step on, repeats are --late-seg tokens long",
+    )
+    ap.add_argument("--late-seg", type=int, nargs=2, default=(2, 4))
+    ap.add_argument(
+        "--rule", choices=("same", "perm", "trigger", "trigger-same"), default="same"
+    )
+    ap.add_argument(
+        "--wte-std",
+        type=float,
+        default=0.02,
+        help="initial scale of the token embeddings",
+    )
+    ap.add_argument(
+        "--wpe-std",
+        type=float,
+        default=0.01,
+        help="initial scale of the position embeddings",
+    )
+    ap.add_argument(
+        "--offsets", action="store_true", help="random position offsets (pilots P1, P2)"
+    )
+    ap.add_argument("--log-every", type=int, default=250)
     args = ap.parse_args()
     ensure_torch()
     train(args)

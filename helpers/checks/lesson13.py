@@ -16,7 +16,7 @@ from helpers.attention import causal_mask, softmax
 from helpers.checks._core import _SEED, _Fail, _as_array, _call, _checker, _close
 
 #: The checkers of this lesson: ``helpers.checks`` re-exports these names.
-__all__ = ["check_ablation_ratio", "check_induction_qk", "check_prefix_matching_score"]
+__all__ = ["check_prefix_matching_score", "check_induction_qk", "check_ablation_ratio"]
 
 
 # ------------------------------------------ warm-up: the prefix-matching score ---
@@ -33,28 +33,29 @@ def _prefix_mistakes(A, start, L):
     j = np.arange(L - 1)
     q = start + L + j
     k = np.arange(L)
-    diag = np.stack([np.diagonal(a, offset=-(L - 1)) for a in A.reshape(-1, *A.shape[-2:])])
+    diag = np.stack(
+        [np.diagonal(a, offset=-(L - 1)) for a in A.reshape(-1, *A.shape[-2:])]
+    )
     return {
         "you scored the key start + j, the earlier occurrence of the same "
         "token: that is a duplicate-token score. An induction head attends to "
-        "the token that FOLLOWED the earlier occurrence, key start + j + 1":
-            A[..., q, start + j].mean(-1),
+        "the token that FOLLOWED the earlier occurrence, key start + j + 1": A[
+            ..., q, start + j
+        ].mean(-1),
         "you scored the key start + j + 2, one past the token that followed "
-        "the earlier occurrence: use key start + j + 1":
-            A[..., q, start + j + 2].mean(-1),
+        "the earlier occurrence: use key start + j + 1": A[..., q, start + j + 2].mean(
+            -1
+        ),
         "you averaged the whole diagonal A[i, i - (length - 1)], including the "
         "queries of the prefix and of the first copy, where nothing has "
         "repeated yet: keep only the queries of the second copy, start + length "
-        "+ j for j = 0 .. length - 2":
-            diag.mean(-1).reshape(A.shape[:-2]),
+        "+ j for j = 0 .. length - 2": diag.mean(-1).reshape(A.shape[:-2]),
         "you read A[key, query]: rows are queries and columns are keys, so the "
         "weight of query start + length + j on key start + j + 1 is "
-        "A[start + length + j, start + j + 1]":
-            A[..., start + j + 1, q].mean(-1),
+        "A[start + length + j, start + j + 1]": A[..., start + j + 1, q].mean(-1),
         "you included j = length - 1, the last query of the second copy; its "
         "'next token' key start + length is the second copy's own first token. "
-        "Use j = 0 .. length - 2":
-            A[..., start + L + k, start + k + 1].mean(-1),
+        "Use j = 0 .. length - 2": A[..., start + L + k, start + k + 1].mean(-1),
     }
 
 
@@ -63,8 +64,11 @@ def check_prefix_matching_score(fn, name):
     """Check ``fn(A, start, length)`` -> ``induction.prefix_matching(A,
     start, length)``, for one pattern ``(n, n)`` and for several ``(h, n,
     n)`` (one score per head)."""
-    cases = [((), 1 + 3 + 2 * 6, 4, 6, _SEED), ((), 1 + 2 * 5, 1, 5, _SEED + 1),
-             ((3,), 1 + 2 + 2 * 7, 3, 7, _SEED + 2)]
+    cases = [
+        ((), 1 + 3 + 2 * 6, 4, 6, _SEED),
+        ((), 1 + 2 * 5, 1, 5, _SEED + 1),
+        ((3,), 1 + 2 + 2 * 7, 3, 7, _SEED + 2),
+    ]
     for lead, n, start, L, seed in cases:
         A = _random_patterns(lead, n, seed)
         result, _ = _call(fn, name, ("A", "start", "length"), A, start, L)
@@ -76,20 +80,27 @@ def check_prefix_matching_score(fn, name):
                     f"For A of shape {A.shape} (3 heads) your {name} returned one "
                     "number: you averaged over the heads too. Average over j only "
                     "(the last index), so that each head gets its own score, shape "
-                    "(3,).")
-            raise _Fail(f"For A of shape {A.shape} your {name} returned shape "
-                        f"{got.shape}; expected {expected.shape} (one score per "
-                        "pattern).")
+                    "(3,)."
+                )
+            raise _Fail(
+                f"For A of shape {A.shape} your {name} returned shape "
+                f"{got.shape}; expected {expected.shape} (one score per "
+                "pattern)."
+            )
         if _close(got, expected):
             continue
         for why, value in _prefix_mistakes(A, start, L).items():
             if _close(got, value):
                 raise _Fail(f"With start={start}, length={L}: {why}.")
-        raise _Fail(f"With start={start}, length={L} your {name} gave "
-                    f"{np.round(got, 4)}; expected {np.round(expected, 4)}: the mean "
-                    "of A[start + length + j, start + j + 1] over j = 0 .. length - 2.")
-    return ("for each query of the second copy, the weight on the token after "
-            "its earlier occurrence, averaged.")
+        raise _Fail(
+            f"With start={start}, length={L} your {name} gave "
+            f"{np.round(got, 4)}; expected {np.round(expected, 4)}: the mean "
+            "of A[start + length + j, start + j + 1] over j = 0 .. length - 2."
+        )
+    return (
+        "for each query of the second copy, the weight on the token after "
+        "its earlier occurrence, averaged."
+    )
 
 
 # ---------------------------------------------- core: the induction head's QK ---
@@ -116,64 +127,91 @@ def check_induction_qk(fn, name):
     lay = W["layout"]
     result, _ = _call(fn, name, ("layout", "sharpness"), lay, circuits.SHARPNESS)
     if not (isinstance(result, tuple | list) and len(result) == 2):
-        raise _Fail(f"Your {name} should return two matrices, (W_Q, W_K); it "
-                    f"returned {type(result).__name__}.")
+        raise _Fail(
+            f"Your {name} should return two matrices, (W_Q, W_K); it "
+            f"returned {type(result).__name__}."
+        )
     W_Q, W_K = (_as_array(m, f"{name}'s {x}") for m, x in zip(result, ("W_Q", "W_K")))
     want = (lay.d_model, lay.V)
     for M, x in ((W_Q, "W_Q"), (W_K, "W_K")):
         if M.shape != want:
-            hint = (" That is the transpose: here vectors are rows, x @ W_Q."
-                    if M.shape == want[::-1] else "")
-            raise _Fail(f"Your {x} has shape {M.shape}; it maps a residual vector "
-                        f"(d_model = {lay.d_model}) to the head's {lay.V} "
-                        f"dimensions, so (d_model, V) = {want}.{hint}")
+            hint = (
+                " That is the transpose: here vectors are rows, x @ W_Q."
+                if M.shape == want[::-1]
+                else ""
+            )
+            raise _Fail(
+                f"Your {x} has shape {M.shape}; it maps a residual vector "
+                f"(d_model = {lay.d_model}) to the head's {lay.V} "
+                f"dimensions, so (d_model, V) = {want}.{hint}"
+            )
     QK = W_Q @ W_K.T  # (d, d): which query coordinates meet which key ones
-    blocks = {(a, b): np.abs(QK[getattr(lay, a), getattr(lay, b)]).sum()
-              for a in ("token", "position", "previous", "output")
-              for b in ("token", "position", "previous", "output")}
+    blocks = {
+        (a, b): np.abs(QK[getattr(lay, a), getattr(lay, b)]).sum()
+        for a in ("token", "position", "previous", "output")
+        for b in ("token", "position", "previous", "output")
+    }
     biggest = max(blocks, key=blocks.get)
     if blocks[biggest] == 0:
-        raise _Fail("W_Q @ W_K.T is all zero: the head scores every key the same "
-                    "and spreads each row evenly. Put an identity into the right "
-                    "rows of each map.")
+        raise _Fail(
+            "W_Q @ W_K.T is all zero: the head scores every key the same "
+            "and spreads each row evenly. Put an identity into the right "
+            "rows of each map."
+        )
     if biggest == ("token", "token"):
-        raise _Fail("Your key reads the token subspace, so the head finds the "
-                    "earlier occurrence of the SAME token and copies it: it "
-                    "predicts the current token again. The key must read "
-                    "layout.previous, what the previous-token head wrote there.")
+        raise _Fail(
+            "Your key reads the token subspace, so the head finds the "
+            "earlier occurrence of the SAME token and copies it: it "
+            "predicts the current token again. The key must read "
+            "layout.previous, what the previous-token head wrote there."
+        )
     if biggest == ("previous", "token"):
-        raise _Fail("Query and key are swapped: your query reads 'the token before "
-                    "me' and your key reads 'my token'. The query asks with the "
-                    "current token (layout.token); the key answers with "
-                    "layout.previous.")
+        raise _Fail(
+            "Query and key are swapped: your query reads 'the token before "
+            "me' and your key reads 'my token'. The query asks with the "
+            "current token (layout.token); the key answers with "
+            "layout.previous."
+        )
     if biggest == ("previous", "previous"):
-        raise _Fail("Both maps read layout.previous: the head matches tokens whose "
-                    "PREVIOUS tokens agree, one step behind. The query must read the "
-                    "current token, layout.token.")
+        raise _Fail(
+            "Both maps read layout.previous: the head matches tokens whose "
+            "PREVIOUS tokens agree, one step behind. The query must read the "
+            "current token, layout.token."
+        )
     if biggest != ("token", "previous"):
-        raise _Fail(f"W_Q @ W_K.T connects the {biggest[0]} subspace of the query to "
-                    f"the {biggest[1]} subspace of the key. The query reads "
-                    "layout.token, the key reads layout.previous.")
+        raise _Fail(
+            f"W_Q @ W_K.T connects the {biggest[0]} subspace of the query to "
+            f"the {biggest[1]} subspace of the key. The query reads "
+            "layout.token, the key reads layout.previous."
+        )
     M = QK[lay.token, lay.previous]
     sharp = circuits.SHARPNESS
     if np.allclose(M, M[0, 0]) and lay.V > 1:
-        raise _Fail("Every token matches every token equally (all of W_Q @ W_K.T's "
-                    "block is the same number): use identities, so that token X "
-                    "meets 'previous token was X' only.")
+        raise _Fail(
+            "Every token matches every token equally (all of W_Q @ W_K.T's "
+            "block is the same number): use identities, so that token X "
+            "meets 'previous token was X' only."
+        )
     if np.allclose(M, np.diag(np.diag(M))) and np.allclose(np.diag(M), 1.0):
-        raise _Fail(f"The right tokens match, but a match scores only 1, so the "
-                    f"softmax stays soft and the copy is blurred. Multiply one of "
-                    f"the identities by sharpness ({sharp:g}).")
+        raise _Fail(
+            f"The right tokens match, but a match scores only 1, so the "
+            f"softmax stays soft and the copy is blurred. Multiply one of "
+            f"the identities by sharpness ({sharp:g})."
+        )
     trial = dict(W, W_Q1=W_Q, W_K1=W_K)
     loss, pm = _probe(trial)
     ref_loss, ref_pm = _probe(W)
     if pm < 0.9 or loss > ref_loss + 0.05:
-        raise _Fail(f"The circuit runs, but on a repeated sequence the second copy "
-                    f"costs {loss:.2f} nats (the reference: {ref_loss:.2f}) with a "
-                    f"prefix-matching score of {pm:.2f}. W_Q @ W_K.T's token-to-"
-                    "previous block should be sharpness times the identity.")
-    return (f"the head's query 'my token is X' meets the key 'my previous token was "
-            f"X': prefix matching {pm:.2f}, second copy {loss:.3f} nats.")
+        raise _Fail(
+            f"The circuit runs, but on a repeated sequence the second copy "
+            f"costs {loss:.2f} nats (the reference: {ref_loss:.2f}) with a "
+            f"prefix-matching score of {pm:.2f}. W_Q @ W_K.T's token-to-"
+            "previous block should be sharpness times the identity."
+        )
+    return (
+        f"the head's query 'my token is X' meets the key 'my previous token was "
+        f"X': prefix matching {pm:.2f}, second copy {loss:.3f} nats."
+    )
 
 
 # ------------------------------------------------- stretch: ablate and measure ---
@@ -187,13 +225,20 @@ def check_ablation_ratio(fn, name):
     except Exception as exc:
         raise _Fail(f"the lesson's model could not be loaded ({exc}).") from None
     rep = induction.report()
-    heads = [tuple(rep["induction_head"]), (0, 0) if tuple(rep["induction_head"]) !=
-             (0, 0) else (0, 1)]
+    heads = [tuple(rep["induction_head"]), (0, 1)]  # (0, 1): swapping it shows
     for k, head in enumerate(heads):
         ids, start = induction.repeated_ids(model.vocab_size, 12, 5 + k, _SEED + k)
         L = 12
-        result, _ = _call(fn, name, ("model", "ids", "start", "length", "head"),
-                          model, ids, start, L, head)
+        result, _ = _call(
+            fn,
+            name,
+            ("model", "ids", "start", "length", "head"),
+            model,
+            ids,
+            start,
+            L,
+            head,
+        )
         got = _as_array(result, f"What your {name} returns")
         if got.size != 1:
             raise _Fail(f"Your {name} returned shape {got.shape}; return one number.")
@@ -206,29 +251,48 @@ def check_ablation_ratio(fn, name):
         if abs(got - expected) <= 1e-6 * max(1.0, abs(expected)):
             continue
         la, hd = head
-        swapped = model.run(ids, ablate={(hd, la)}).loss_per_position() \
-            if hd < model.n_layers and la < model.n_heads else None
+        swapped = (
+            model.run(ids, ablate={(hd, la)}).loss_per_position()
+            if hd < model.n_layers and la < model.n_heads
+            else None
+        )
         tries = [
-            (b2 / c2, "that is the ratio upside down: divide the loss WITH the head "
-                      "ablated by the loss without it (ablating a useful head makes "
-                      "the ratio larger than 1)"),
-            (c1 / b1, "that is the FIRST copy: the second copy is "
-                      "loss[start + length : start + 2 * length - 1]"),
+            (
+                b2 / c2,
+                "that is the ratio upside down: divide the loss WITH the head "
+                "ablated by the loss without it (ablating a useful head makes "
+                "the ratio larger than 1)",
+            ),
+            (
+                c1 / b1,
+                "that is the FIRST copy: the second copy is "
+                "loss[start + length : start + 2 * length - 1]",
+            ),
             (c2 - b2, "that is a difference; return the ratio"),
-            (cut[start + L - 1: start + 2 * L - 1].mean()
-             / base[start + L - 1: start + 2 * L - 1].mean(),
-             "you included the second copy's first token, which no model can "
-             "predict (it is random): start the slice at start + length"),
+            (
+                cut[start + L - 1 : start + 2 * L - 1].mean()
+                / base[start + L - 1 : start + 2 * L - 1].mean(),
+                "you included the second copy's first token, which no model can "
+                "predict (it is random): start the slice at start + length",
+            ),
         ]
         if swapped is not None:
-            tries.append((induction.copy_losses(swapped, start, L)[1] / b2,
-                          "you ablated (head, layer): model.run(ids, ablate={(layer, "
-                          "head)}) takes the layer first"))
+            tries.append(
+                (
+                    induction.copy_losses(swapped, start, L)[1] / b2,
+                    "you ablated (head, layer): model.run(ids, ablate={(layer, "
+                    "head)}) takes the layer first",
+                )
+            )
         for value, why in tries:
             if abs(got - value) <= 1e-6 * max(1.0, abs(value)):
                 raise _Fail(f"For head {head}: {why}.")
-        raise _Fail(f"For head {head} your {name} gave {got:.4f}; expected "
-                    f"{expected:.4f} (second copy {c2:.3f} nats ablated, {b2:.3f} "
-                    "intact).")
-    return ("the second copy's loss with a head removed, over the loss with it: "
-            "large for the induction head, about 1 for a head it does not need.")
+        raise _Fail(
+            f"For head {head} your {name} gave {got:.4f}; expected "
+            f"{expected:.4f} (second copy {c2:.3f} nats ablated, {b2:.3f} "
+            "intact)."
+        )
+    return (
+        "the second copy's loss with a head removed, over the loss with it: "
+        "large for the induction head, about 1 for a head it does not need."
+    )

@@ -68,7 +68,7 @@ feature-column heatmap), ``saving`` (the PNG and CSV of ``save``),
 the token picker), ``toy`` (the lessons' sentences and hand-built heads),
 ``base`` (the explorer base: ``Explorer``, ``SentenceExplorer``, ``State``),
 then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
-``lesson12``, the numbers of ``checks/lessonNN.py``);
+``lesson13``, the numbers of ``checks/lessonNN.py``);
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
 explorers (lesson, title, factory, one-line instruction): the playground's
 pages (:class:`PageMenu`), the widget tests and the widget benchmark read
@@ -97,6 +97,7 @@ from helpers.widgets.lesson09 import TrainingMonitor, sense_explorer
 from helpers.widgets.lesson10 import real_attention_explorer
 from helpers.widgets.lesson11 import gpt_explorer
 from helpers.widgets.lesson12 import tiling_explorer
+from helpers.widgets.lesson13 import induction_explorer
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
 
 
@@ -163,6 +164,9 @@ EXPLORERS = (
     ExplorerRow(12, "At scale", tiling_explorer,
                 "Step through the key blocks: running max and sum per row; change "
                 "block and window."),
+    ExplorerRow(13, "Induction", induction_explorer,
+                "Press New random repeat: red frames mark where an induction head "
+                "should look; compare the loss with the head ablated."),
 )
 
 

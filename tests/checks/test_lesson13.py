@@ -1,0 +1,154 @@
+"""Lesson 13's checkers (helpers/checks/lesson13.py): each named mistake is
+diagnosed, the reference solutions pass (also run by test_solutions.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import checks
+from tools.solutions import lesson13
+
+
+def _verdict(checker, fn, capsys):
+    result = checker(fn)
+    out = capsys.readouterr().out
+    return result, " ".join(out.split())  # the checkers wrap long lines
+
+
+def test_the_solutions_pass(capsys):
+    for name, checker in lesson13.CHECKERS.items():
+        result, out = _verdict(
+            getattr(checks, checker), getattr(lesson13, name), capsys
+        )
+        assert result is True and out.startswith("Correct:"), out
+
+
+# --- warm-up: the prefix-matching score ------------------------------------------
+def _j(L):
+    return np.arange(L - 1)
+
+
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (
+            lambda A, s, L: A[..., s + L + _j(L), s + _j(L)].mean(-1),
+            "earlier occurrence of the same",
+        ),
+        (
+            lambda A, s, L: A[..., s + L + _j(L), s + _j(L) + 2].mean(-1),
+            "one past the token",
+        ),
+        (
+            lambda A, s, L: np.stack(
+                [np.diagonal(a, -(L - 1)).mean() for a in A.reshape(-1, *A.shape[-2:])]
+            ).reshape(A.shape[:-2]),
+            "whole diagonal",
+        ),
+        (
+            lambda A, s, L: A[..., s + _j(L) + 1, s + L + _j(L)].mean(-1),
+            "A[key, query]",
+        ),
+        (
+            lambda A, s, L: A[..., s + L + np.arange(L), s + np.arange(L) + 1].mean(-1),
+            "j = length - 1",
+        ),
+        (
+            lambda A, s, L: A[..., s + L + _j(L), s + _j(L) + 1].mean(),
+            "averaged over the heads",
+        ),
+        (lambda A, s, L: np.zeros((2, 2)), "shape"),
+    ],
+)
+def test_prefix_matching_names_the_mistake(fn, words, capsys):
+    result, out = _verdict(checks.check_prefix_matching_score, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
+
+
+def test_prefix_matching_stub(capsys):
+    def prefix_matching_score(A, start, length):
+        raise NotImplementedError
+
+    result, out = _verdict(
+        checks.check_prefix_matching_score, prefix_matching_score, capsys
+    )
+    assert result is False and out.startswith("Not done yet"), out
+
+
+# --- core: the induction head's query and key -----------------------------------
+def _qk(q_block, k_block, scale=None, identity=True):
+    def induction_qk(layout, sharpness):
+        W_Q = np.zeros((layout.d_model, layout.V))
+        W_K = np.zeros((layout.d_model, layout.V))
+        block = np.eye(layout.V) if identity else np.ones((layout.V, layout.V))
+        W_Q[getattr(layout, q_block)] = (sharpness if scale is None else scale) * block
+        W_K[getattr(layout, k_block)] = block
+        return W_Q, W_K
+
+    return induction_qk
+
+
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (_qk("token", "token"), "key reads the token subspace"),
+        (_qk("previous", "token"), "swapped"),
+        (_qk("previous", "previous"), "Both maps read layout.previous"),
+        (_qk("output", "previous"), "output subspace"),
+        (
+            _qk("token", "previous", scale=1.0),
+            "Multiply one of the identities by sharpness",
+        ),
+        (_qk("token", "previous", identity=False), "Every token matches every token"),
+        (lambda layout, s: (np.zeros((layout.d_model, layout.V)),) * 2, "all zero"),
+        (
+            lambda layout, s: tuple(m.T for m in lesson13.induction_qk(layout, s)),
+            "transpose",
+        ),
+        (lambda layout, s: lesson13.induction_qk(layout, s)[0], "two matrices"),
+    ],
+)
+def test_induction_qk_names_the_mistake(fn, words, capsys):
+    result, out = _verdict(checks.check_induction_qk, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
+
+
+# --- stretch: the ablation ratio ------------------------------------------------------
+def _ratio(
+    first_copy=False, inverted=False, difference=False, with_first=False, swapped=False
+):
+    def ablation_ratio(model, ids, start, length, head):
+        cut = {(head[1], head[0])} if swapped else {head}
+        a = model.run(ids, ablate=cut).loss_per_position()
+        b = model.run(ids).loss_per_position()
+        if first_copy:
+            lo, hi = start, start + length - 1
+        elif with_first:
+            lo, hi = start + length - 1, start + 2 * length - 1
+        else:
+            lo, hi = start + length, start + 2 * length - 1
+        x, y = a[lo:hi].mean(), b[lo:hi].mean()
+        if difference:
+            return x - y
+        return y / x if inverted else x / y
+
+    return ablation_ratio
+
+
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        ({"inverted": True}, "upside down"),
+        ({"first_copy": True}, "FIRST copy"),
+        ({"difference": True}, "difference"),
+        ({"with_first": True}, "first token"),
+        ({"swapped": True}, "(head, layer)"),
+    ],
+)
+def test_ablation_ratio_names_the_mistake(kw, words, capsys):
+    result, out = _verdict(checks.check_ablation_ratio, _ratio(**kw), capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
