@@ -27,6 +27,7 @@ __all__ = [
     "FOLDER",
     "chance_prefix_matching",
     "copy_losses",
+    "copying_heads",
     "direct_logit_attribution",
     "head_outputs",
     "composition",
@@ -36,6 +37,7 @@ __all__ = [
     "prefix_matching",
     "previous_token",
     "repeated_ids",
+    "stripe_keys",
     "report",
     "training_log",
 ]
@@ -90,6 +92,33 @@ def copy_losses(loss: np.ndarray, start: int, length: int) -> tuple[float, float
     first = loss[start : start + length - 1]
     second = loss[start + length : start + 2 * length - 1]
     return float(first.mean()), float(second.mean())
+
+
+def copying_heads(path=None):
+    """``(copying head, previous-token heads)`` from ``report.json``: the head
+    of layer 1 or later whose ablation costs the second copy most, and the
+    layer-0 heads named there; ``((1, 0), [(0, 0)])`` without a report."""
+    try:
+        rep = report(path)
+        ratios = rep["second_copy_loss_ratio_with_each_head_ablated"]
+        late = [tuple(int(x) for x in k.split()) for k in ratios if int(k.split()[0])]
+        best = max(late, key=lambda h: ratios[f"{h[0]} {h[1]}"])
+        return best, [tuple(h) for h in rep["previous_token_heads"]]
+    except (OSError, KeyError, ValueError):
+        return (1, 0), [(0, 0)]
+
+
+def stripe_keys(ids) -> np.ndarray:
+    """For each query ``q`` of ``ids`` ``(n,)``: the key right after the most
+    recent earlier occurrence of ``ids[q]`` (where an induction head looks),
+    or -1 when the token has not occurred before. ``(n,)`` ints."""
+    ids = np.asarray(ids)
+    last, out = {}, np.full(len(ids), -1)
+    for q, t in enumerate(ids):
+        if int(t) in last:
+            out[q] = last[int(t)] + 1
+        last[int(t)] = q
+    return out
 
 
 # -- scores that find heads --------------------------------------------------------

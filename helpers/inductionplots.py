@@ -79,10 +79,10 @@ def copy_loss(
         ax.axhline(uniform, color="0.4", linewidth=1, linestyle="--")
         ax.text(
             0.99,
-            uniform,
-            f"uniform guess, ln V = {uniform:.2f}",
+            uniform * 0.97,
+            f"uniform guess = {uniform:.2f}",
             ha="right",
-            va="bottom",
+            va="top",
             color="0.3",
             transform=ax.get_yaxis_transform(),
         )
@@ -166,10 +166,11 @@ def patterns(panels, *, suptitle=None, cols=2, vmax=1.0):
         im = ax.imshow(
             _masked(A), cmap=cmap, vmin=0, vmax=vmax, interpolation="nearest"
         )
-        step = max(1, -(-n // 20))
+        step = 1 if n <= 32 else -(-n // 24)
+        size = 8 if n <= 20 else 7
         ticks = list(range(0, n, step))
-        ax.set_xticks(ticks, [labels[i] for i in ticks], rotation=90, fontsize=8)
-        ax.set_yticks(ticks, [labels[i] for i in ticks], fontsize=8)
+        ax.set_xticks(ticks, [labels[i] for i in ticks], rotation=90, fontsize=size)
+        ax.set_yticks(ticks, [labels[i] for i in ticks], fontsize=size)
         ax.set(title=title, xlabel="key", ylabel="query")
         if stripe is not None:
             s, L = stripe
@@ -286,12 +287,15 @@ def phase_change(
             label=f"one key later, layer {li} head {hi}",
         )
     right.set(
-        xlabel="training step", ylabel="score", title="The two heads", ylim=(0, 1)
+        xlabel="training step", ylabel="score", title="The heads' scores",
+        ylim=(0, 1.05),
     )
-    right.legend(loc="upper left", fontsize=8)
+    right.legend(loc="center right", fontsize=8)
     if step_of_change is not None:
         for ax in (left, right):
             ax.axvline(step_of_change, color="0.3", linestyle=":", linewidth=1)
+        left.text(step_of_change, 0.03, f" step {step_of_change:,}", fontsize=8,
+                  color="0.3", transform=left.get_xaxis_transform())
     fig.suptitle(title)
     return fig
 
@@ -363,5 +367,5 @@ def dla_bars(names, values: dict, *, title="Direct logit attribution"):
     ax.invert_yaxis()
     ax.axvline(0, color="0.3", linewidth=0.8)
     ax.set(xlabel="contribution to the correct token's logit", title=title)
-    ax.legend(loc="lower right")
+    ax.legend(loc="best")
     return fig

@@ -11,7 +11,8 @@ import pytest
 
 from helpers import induction
 from helpers.widgets import induction_explorer
-from helpers.widgets.lesson13 import MAX_SHOWN, stripe_keys
+from helpers.induction import stripe_keys
+from helpers.widgets.lesson13 import MAX_SHOWN
 
 
 @pytest.fixture(scope="module")

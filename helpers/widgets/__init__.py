@@ -165,8 +165,8 @@ EXPLORERS = (
                 "Step through the key blocks: running max and sum per row; change "
                 "block and window."),
     ExplorerRow(13, "Induction", induction_explorer,
-                "Press New random repeat: red frames mark where an induction head "
-                "should look; compare the loss with the head ablated."),
+                "New random repeat: red frames mark where an induction head would "
+                "look."),
 )
 
 

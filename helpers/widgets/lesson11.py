@@ -101,7 +101,7 @@ def _masked(weights):
 
 class _GPTExplorer(Explorer):
     kind = "gpt_explorer"
-    figsize = (12.0, 6.6)
+    figsize = (12.0, 5.8)
 
     #: probs (vocab,) at T and top-p; top: the bars; run; n_cut: tokens cut
     shows = {"probs": None, "top": (), "run": None, "n_cut": 0}

@@ -29,7 +29,7 @@ from helpers.widgets.engine import display_label
 from helpers.widgets.panels import Bars, FastHeatmap
 from helpers.widgets.policy import WEIGHT_SCALE
 
-MAX_SHOWN = 40  # tokens drawn (the model reads up to its context)
+MAX_SHOWN = 32  # tokens drawn (the model reads up to its context)
 TOP_SHOWN = 5  # next words in the bar panel
 BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩
 STRIPE_COLOUR = "#d62728"
@@ -53,23 +53,6 @@ def _shared_model():
     return _model, why
 
 
-def _named_heads():
-    """``(copying head, previous-token heads)`` from ``report.json``: the
-    layer-1+ head whose ablation costs the second copy most, and the layer-0
-    heads named there."""
-    from helpers import induction
-
-    try:
-        rep = induction.report()
-        ratios = rep["second_copy_loss_ratio_with_each_head_ablated"]
-        heads = [tuple(int(x) for x in k.split()) for k in ratios]
-        late = [h for h in heads if h[0] >= 1]
-        best = max(late, key=lambda h: ratios[f"{h[0]} {h[1]}"])
-        return best, [tuple(h) for h in rep["previous_token_heads"]]
-    except Exception:
-        return (1, 0), [(0, 0)]
-
-
 def random_text(model, seed: int, length: int = _REPEAT, prefix: int = _PREFIX) -> str:
     """``prefix`` random words, then ``length`` random words written twice."""
     from helpers import induction
@@ -78,52 +61,31 @@ def random_text(model, seed: int, length: int = _REPEAT, prefix: int = _PREFIX) 
     return " ".join(model.piece(i) for i in ids[1:])
 
 
-def stripe_keys(ids) -> np.ndarray:
-    """For each query ``q`` of ``ids`` ``(n,)``: the key right after the most
-    recent earlier occurrence of ``ids[q]``, or -1 when there is none (or it
-    is ``q`` itself). ``(n,)`` ints."""
-    ids = np.asarray(ids)
-    last, out = {}, np.full(len(ids), -1)
-    for q, t in enumerate(ids):
-        if t in last and last[t] + 1 < q + 1:
-            out[q] = last[t] + 1
-        last[int(t)] = q
-    return out
-
-
 class _InductionExplorer(Explorer):
     kind = "induction_explorer"
-    figsize = (11.0, 5.0)
+    figsize = (11.0, 4.4)
 
     #: run: the model's Run of the whole text; loss: (n - 1,) nats, intact;
     #: loss_ablated: the same with the chosen head ablated; top: [(word,
     #: p intact, p ablated), ...] after the last word; stripe: (n_shown,) key
     #: of the induction stripe per shown query (-1: none); unknown: the words
     #: left out
-    shows = {
-        "run": None,
-        "loss": None,
-        "loss_ablated": None,
-        "top": (),
-        "stripe": None,
-        "unknown": (),
-    }
+    shows = {"run": None, "loss": None, "loss_ablated": None, "top": (),
+             "stripe": None, "unknown": ()}
 
     def __init__(self, text, head):
+        from helpers import induction
+
         self.model, self.unavailable = _shared_model()
-        self.induction_head, self.previous_heads = _named_heads()
+        self.induction_head, self.previous_heads = induction.copying_heads()
         n_layers = self.model.n_layers if self.model is not None else 2
         n_heads = self.model.n_heads if self.model is not None else 4
         self._clicks = 0
         if text is None:
             text = random_text(self.model, 13) if self.model is not None else ""
-        self.text = widgets.Textarea(
-            value=str(text),
-            description="Words:",
-            rows=2,
-            layout=widgets.Layout(width="46em"),
-            style={"description_width": "initial"},
-        )
+        self.text = widgets.Textarea(value=str(text), description="Words:", rows=2,
+                                     layout=widgets.Layout(width="46em"),
+                                     style={"description_width": "initial"})
         self.text.add_class("attn-sentence")
         self.sentence = self.text
         options = []
@@ -135,67 +97,40 @@ class _InductionExplorer(Explorer):
                 elif (la, hd) in self.previous_heads:
                     name += " (previous token)"
                 options.append((name, (la, hd)))
-        if head is None or tuple(head) not in [v for _, v in options]:
-            head = (
-                self.induction_head
-                if self.induction_head in [v for _, v in options]
-                else options[0][1]
-            )
+        values = [v for _, v in options]
+        if head is None or tuple(head) not in values:
+            head = self.induction_head if self.induction_head in values else values[0]
         self.head = fit_dropdown(options, "Head:", value=tuple(head))
         label = "New random repeat"
-        self.new = widgets.Button(
-            description=label, layout=widgets.Layout(width=text_width(len(label)))
-        )
+        self.new = widgets.Button(description=label,
+                                  layout=widgets.Layout(width=text_width(len(label))))
         self.new.add_class("attn-generate")
         self.new.on_click(self._on_new)
         super().__init__([self.text, widgets.HBox([self.head, self.new])])
 
     # -- drawing -----------------------------------------------------------
     def _build(self, art):
-        art.heat = FastHeatmap(
-            art,
-            [0.085, 0.15, 0.37, 0.74],
-            cbar_rect=[0.465, 0.15, 0.01, 0.74],
-            rows=MAX_SHOWN,
-            cols=MAX_SHOWN,
-        )
-        ax = art.heat.ax
-        art.frames = art.add(
-            PatchCollection(
-                [], facecolor="none", edgecolor=STRIPE_COLOUR, linewidth=1.2
-            )
-        )
-        ax.add_collection(art.frames)
+        art.heat = FastHeatmap(art, [0.085, 0.15, 0.37, 0.74],
+                               cbar_rect=[0.465, 0.15, 0.01, 0.74],
+                               rows=MAX_SHOWN, cols=MAX_SHOWN)
+        art.frames = art.add(PatchCollection([], facecolor="none",
+                                             edgecolor=STRIPE_COLOUR, linewidth=1.2))
+        art.heat.ax.add_collection(art.frames)
         art.loss_ax = la = art.fig.add_axes([0.58, 0.62, 0.4, 0.27])
         la.set_ylabel("loss (nats)", fontsize=9)
         la.tick_params(labelsize=8)
         la.set_xlabel("position of the predicted word", fontsize=9)
         art.line = art.add(Line2D([], [], color="#1f77b4", marker=".", lw=1.4))
-        art.line_ablated = art.add(
-            Line2D([], [], color="#ff7f0e", marker=".", lw=1.2, ls="--")
-        )
+        art.line_ablated = art.add(Line2D([], [], color="#ff7f0e", marker=".",
+                                          lw=1.2, ls="--"))
         la.add_line(art.line)
         la.add_line(art.line_ablated)
-        la.legend(
-            [art.line, art.line_ablated],
-            ["whole model", "this head ablated"],
-            fontsize=8,
-            loc="lower left",
-            frameon=True,
-        )
-        art.loss_title = art.text(
-            0.5, 1.02, ax=la, ha="center", va="bottom", fontsize=10
-        )
-        art.bars = Bars(
-            art,
-            [0.7, 0.1, 0.26, 0.34],
-            rows=TOP_SHOWN,
-            series=2,
-            xlabel="probability",
-            room=0.12,
-            legend=None,
-            title_size=10,
-        )
+        la.legend([art.line, art.line_ablated], ["whole model", "this head ablated"],
+                  fontsize=8, loc="lower left", frameon=True)
+        art.loss_title = art.text(0.5, 1.02, ax=la, ha="center", va="bottom",
+                                  fontsize=10)
+        art.bars = Bars(art, [0.7, 0.1, 0.26, 0.34], rows=TOP_SHOWN, series=2,
+                        xlabel="probability", room=0.12, title_size=10)
 
     def _read(self, text):
         """Words -> ids: BOS first, unknown words left out (and listed)."""
@@ -211,40 +146,32 @@ class _InductionExplorer(Explorer):
         return np.array(ids, dtype=np.int64), unknown
 
     def _compute(self):
+        from helpers import induction
+
         head = tuple(self.head.value)
         if self.model is None:
-            return State(
-                empty=True,
-                placeholder="Lesson 13's model is not available",
-                notes=[self.unavailable],
-            )
+            return State(empty=True, placeholder="Lesson 13's model is not available",
+                         notes=[self.unavailable])
         text = "" if self.text.value is None else str(self.text.value)
         ids, unknown = self._read(text)
         notes = []
         if unknown:
             shown = ", ".join(repr(display_label(w)[0]) for w in unknown[:4])
             more = f" and {len(unknown) - 4} more" if len(unknown) > 4 else ""
-            notes.append(
-                f"Left out {len(unknown)} word{'s' * (len(unknown) > 1)} "
-                f"the model does not know: {shown}{more}. It knows "
-                f"{self.model.vocab_size - 1} words; New random repeat "
-                "uses them."
-            )
+            notes.append(f"Left out {len(unknown)} word{'s' * (len(unknown) > 1)} "
+                         f"the model does not know: {shown}{more}. It knows "
+                         f"{self.model.vocab_size - 1} words; New random repeat "
+                         "uses them.")
         cap = self.model.context
         if len(ids) > cap:
-            notes.append(
-                f"The model reads at most {cap} tokens: the first "
-                f"{len(ids) - cap} words were cut."
-            )
+            notes.append(f"The model reads at most {cap} tokens: the first "
+                         f"{len(ids) - cap} words were cut.")
             ids = np.concatenate([[0], ids[len(ids) - cap + 1 :]])
         if len(ids) < 2:
-            notes.append(
-                "Type some words (or press New random repeat): the model "
-                "predicts each next word."
-            )
-            return State(
-                empty=True, placeholder="Type a few words", notes=notes, unknown=unknown
-            )
+            notes.append("Type some words (or press New random repeat): the model "
+                         "predicts each next word.")
+            return State(empty=True, placeholder="Type a few words", notes=notes,
+                         unknown=unknown)
         run = self.model.run(ids)
         cut = self.model.run(ids, ablate={head})
         loss, loss_ab = run.loss_per_position(), cut.loss_per_position()
@@ -256,71 +183,42 @@ class _InductionExplorer(Explorer):
         lo = n - shown
         if shown < n:
             notes.append(f"The picture shows the last {shown} of {n} tokens.")
-        stripe = stripe_keys(ids)[lo:] - lo
+        stripe = induction.stripe_keys(ids)[lo:] - lo
         stripe[stripe < 0] = -1
         tokens = [self.model.piece(i) for i in ids[lo:]]
-        labels = [
-            BOS_LABEL if t == "<|endoftext|>" else display_label(t)[0] for t in tokens
-        ]
+        labels = [BOS_LABEL if t == "<|endoftext|>" else display_label(t)[0]
+                  for t in tokens]
         A = run.attention[head[0], head[1], lo:, lo:]
-        return State(
-            tokens=tokens,
-            labels=labels,
-            weights=A,
-            notes=notes,
-            run=run,
-            loss=loss,
-            loss_ablated=loss_ab,
-            top=top,
-            stripe=stripe,
-            unknown=unknown,
-            _head=head,
-            _lo=lo,
-        )
+        return State(tokens=tokens, labels=labels, weights=A, notes=notes, run=run,
+                     loss=loss, loss_ablated=loss_ab, top=top, stripe=stripe,
+                     unknown=unknown, _head=head)
 
     def _paint(self, art, s):
         data = np.array(s.weights, dtype=float)
         data[np.triu(np.ones(data.shape, dtype=bool), k=1)] = np.nan
         repeat = ["#d62728" if k >= 0 else "black" for k in s.stripe]
         la, hd = s._head
-        art.heat.update(
-            data,
-            s.labels,
-            s.labels,
-            xlabel="key",
-            ylabel="query",
-            title=f"layer {la} head {hd} (rows = queries)",
-            row_colours=repeat,
-            **WEIGHT_SCALE,
-        )
-        art.frames.set_paths(
-            [
-                Rectangle((k - 0.5, q - 0.5), 1, 1)
-                for q, k in enumerate(s.stripe)
-                if k >= 0
-            ]
-        )
+        art.heat.update(data, s.labels, s.labels, xlabel="key", ylabel="query",
+                        title=f"layer {la} head {hd} (rows = queries)",
+                        row_colours=repeat, **WEIGHT_SCALE)
+        art.frames.set_paths([Rectangle((k - 0.5, q - 0.5), 1, 1)
+                              for q, k in enumerate(s.stripe) if k >= 0])
         n = len(s.loss)
         x = np.arange(1, n + 1)
         art.line.set_data(x, s.loss)
         art.line_ablated.set_data(x, s.loss_ablated)
         art.loss_ax.set_xlim(0.5, n + 0.5)
-        ymax = 10.0
-        art.loss_ax.set_ylim(0, ymax)
+        art.loss_ax.set_ylim(0, 10.0)
         text = "loss on each word"
         if n >= 2:
-            text += (
-                f": mean {np.mean(s.loss[1:]):.2f}, "
-                f"{np.mean(s.loss_ablated[1:]):.2f} ablated"
-            )
+            text += (f": mean {np.mean(s.loss[1:]):.2f}, "
+                     f"{np.mean(s.loss_ablated[1:]):.2f} ablated")
         art.loss_title.set_text(text)
         last = s.labels[-1]
-        art.bars.update(
-            np.array([[p for _, p, _ in s.top], [q for _, _, q in s.top]]),
-            [display_label(w)[0] for w, _, _ in s.top],
-            title=f"next word after '{last}': whole / ablated",
-            fmt="{:.2f}",
-        )
+        art.bars.update(np.array([[p for _, p, _ in s.top], [q for _, _, q in s.top]]),
+                        [display_label(w)[0] for w, _, _ in s.top],
+                        title=f"next word after '{last}': whole / ablated",
+                        fmt="{:.2f}")
         return ("induction", n)
 
     # -- the button ----------------------------------------------------------
@@ -336,11 +234,8 @@ class _InductionExplorer(Explorer):
             self._set_message(f"Could not make a sequence ({type(exc).__name__}).")
 
     def _summary(self):
-        return (
-            f"<{self.kind}: {self.unavailable}>"
-            if self.model is None
-            else super()._summary()
-        )
+        return (f"<{self.kind}: {self.unavailable}>" if self.model is None
+                else super()._summary())
 
 
 def induction_explorer(text=None, head=None):
