@@ -156,12 +156,10 @@ class _InductionExplorer(Explorer):
         ids, unknown = self._read(text)
         notes = []
         if unknown:
-            shown = ", ".join(repr(display_label(w)[0]) for w in unknown[:4])
-            more = f" and {len(unknown) - 4} more" if len(unknown) > 4 else ""
-            notes.append(f"Left out {len(unknown)} word{'s' * (len(unknown) > 1)} "
-                         f"the model does not know: {shown}{more}. It knows "
-                         f"{self.model.vocab_size - 1} words; New random repeat "
-                         "uses them.")
+            shown = ", ".join(repr(display_label(w)[0]) for w in unknown[:2])
+            more = f" and {len(unknown) - 2} more" if len(unknown) > 2 else ""
+            notes.append(f"Left out {len(unknown)} unknown word"
+                         f"{'s' * (len(unknown) > 1)}: {shown}{more}.")
         cap = self.model.context
         if len(ids) > cap:
             notes.append(f"The model reads at most {cap} tokens: the first "
