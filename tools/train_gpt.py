@@ -674,14 +674,11 @@ def write_report(model, cfg, corpus, tok, args, stream, n_params, seconds):
     print(json.dumps(report, indent=1))
 
 
-def export(model, cfg, out, n_params):
-    from safetensors.torch import save_file
-
-    out = Path(out)
-    save_file(
-        hf_state_dict(model), str(out / "model.safetensors"), metadata={"format": "pt"}
-    )
-    config = {
+def hf_config(cfg, dropout: float) -> dict:
+    """``config.json`` of the Hugging Face GPT-2 layout for ``cfg``
+    (``vocab_size``, ``n_positions``, ``n_embd``, ``n_layer``, ``n_head``);
+    ``dropout``: as trained (transformers drops nothing in ``eval()``)."""
+    return {
         "architectures": ["GPT2LMHeadModel"],
         "model_type": "gpt2",
         "vocab_size": cfg["vocab_size"],
@@ -692,8 +689,8 @@ def export(model, cfg, out, n_params):
         "n_inner": None,
         "activation_function": "gelu_new",
         "layer_norm_epsilon": 1e-5,
-        "resid_pdrop": DROPOUT,  # as trained; transformers drops nothing in eval()
-        "embd_pdrop": DROPOUT,
+        "resid_pdrop": dropout,
+        "embd_pdrop": dropout,
         "attn_pdrop": 0.0,
         "scale_attn_weights": True,
         "tie_word_embeddings": True,
@@ -702,6 +699,16 @@ def export(model, cfg, out, n_params):
         "torch_dtype": "float32",
         "initializer_range": 0.02,
     }
+
+
+def export(model, cfg, out, n_params):
+    from safetensors.torch import save_file
+
+    out = Path(out)
+    save_file(
+        hf_state_dict(model), str(out / "model.safetensors"), metadata={"format": "pt"}
+    )
+    config = hf_config(cfg, DROPOUT)
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
 
 

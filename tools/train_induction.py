@@ -48,7 +48,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from train_gpt import ensure_torch  # noqa: E402
+from train_gpt import ensure_torch, hf_config  # noqa: E402
 
 OUT = ROOT / "data" / "induction"
 VOCAB = 512  # 511 symbols + <|endoftext|>
@@ -411,27 +411,7 @@ def export(torch, model, cfg, out, args, seconds):
         str(out / "model.safetensors"),
         metadata={"format": "pt"},
     )
-    config = {
-        "architectures": ["GPT2LMHeadModel"],
-        "model_type": "gpt2",
-        "vocab_size": cfg["vocab_size"],
-        "n_positions": cfg["n_positions"],
-        "n_embd": cfg["n_embd"],
-        "n_layer": cfg["n_layer"],
-        "n_head": cfg["n_head"],
-        "n_inner": None,
-        "activation_function": "gelu_new",
-        "layer_norm_epsilon": 1e-5,
-        "resid_pdrop": 0.0,
-        "embd_pdrop": 0.0,
-        "attn_pdrop": 0.0,
-        "scale_attn_weights": True,
-        "tie_word_embeddings": True,
-        "bos_token_id": 0,
-        "eos_token_id": 0,
-        "torch_dtype": "float32",
-        "initializer_range": 0.02,
-    }
+    config = hf_config(cfg, 0.0)
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     write_tokenizer(out / "tokenizer.json")
 
