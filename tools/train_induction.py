@@ -92,7 +92,9 @@ def write_tokenizer(path: Path) -> None:
 
 
 # ------------------------------------------------------------------------ data
-def window(rng, T: int, seg=(4, 24), lag=(0, 16), lead=(0, 24), skip=0.0, rule=None):
+def window(
+    rng, T: int, seg=(4, 24), lag=(0, 16), lead=(0, 24), skip=0.0, rule=None, classes=0
+):
     """One training window of ``T`` ids: BOS, ``lead`` filler tokens, then,
     until full, a segment of ``seg`` random tokens, ``lag`` filler tokens and
     the segment again, followed by ``lag`` filler tokens. (T,) int64.
@@ -117,7 +119,13 @@ def window(rng, T: int, seg=(4, 24), lag=(0, 16), lead=(0, 24), skip=0.0, rule=N
                 and not ruled[-1]
                 and rng.random() < skip
             ):
-                out.append(int(rule[out[-2]]))
+                if classes:  # pilot: a random word of the class of the word two back
+                    k = int(rule[out[-2]]) % classes
+                    n_k = (V - 1 - k) // classes + (k > 0)
+                    word = k + classes * int(rng.integers(0 if k else 1, n_k))
+                    out.append(word)
+                else:
+                    out.append(int(rule[out[-2]]))
                 ruled.append(True)
             else:
                 out.append(int(rng.integers(1, V)))
@@ -367,6 +375,7 @@ def train(args):
                     lead=(0, round(args.lead * f)),
                     skip=args.skip if step < args.skip_steps else 0.0,
                     rule=rule,
+                    classes=args.classes,
                 )
                 for _ in range(args.batch)
             ]
@@ -506,6 +515,13 @@ def main():
     ap.add_argument("--late-seg", type=int, nargs=2, default=(2, 4))
     ap.add_argument(
         "--rule", choices=("same", "perm", "trigger", "trigger-same"), default="same"
+    )
+    ap.add_argument(
+        "--classes",
+        type=int,
+        default=0,
+        help="pilot: the rule gives a random word of the class (id mod N) of the "
+        "word two back, not that word",
     )
     ap.add_argument(
         "--wte-std",
