@@ -10,19 +10,25 @@ the same function. Nothing in training looks at an attention pattern: the loss
 is ordinary next-token cross-entropy on the windows below. The heads are named
 afterwards, by measurement (``report.json``).
 
-The data (``window``) is built so that only an induction head pays:
+The data (``window``), in the shipped recipe (the defaults):
 
 * every token is drawn uniformly from ``VOCAB - 1`` readable symbols (common
   English nouns from ``data/lexicon.csv``; id 0 is ``<|endoftext|>``), so a
-  token says nothing about the next one unless it occurred before: the only
-  structure is repetition;
+  token says nothing about the next one unless it occurred before;
 * each window is ``<|endoftext|>``, then random tokens, then segments of 4-24
   tokens that occur again after a random lag of 0-16 tokens, wherever the
   segments fall: no fixed offset or position can do the copying;
-* the window's positions start at a random offset (``position_ids = offset +
-  arange(T)`` with ``n_positions`` larger than the window), so absolute
-  position carries no shortcut;
-* AdamW with a short warm-up to a constant learning rate, small batches.
+* between the repeats, half of the filler tokens repeat the token two places
+  back (``--skip 0.5``, "tick tock tick"): this rewards a previous-token head
+  from the start; without it no pilot learnt to copy in its budget;
+* windows of 48 tokens, then 96 from step 4,000 (``--long-from``), so that
+  every position the lessons use is trained; 2 layers of 2 heads; AdamW
+  with a warm-up to a constant 2e-3, batches of 16.
+
+What grows is a copying circuit that matches the *previous* token, not the
+textbook induction head (lesson 13, data/README.md ``induction/``). The
+other options (random position offsets, other rules, short repeats, later
+phases) are the pilots recorded there; all are off by default.
 
 torch is never a project dependency: like ``tools/train_gpt.py`` the script
 runs itself in the throwaway environment ``build/gpt/venv`` (made if missing).
@@ -30,7 +36,7 @@ runs itself in the throwaway environment ``build/gpt/venv`` (made if missing).
 Every ``--log-every`` steps it measures, on fixed probes (repeats of 8-20
 tokens after 0-23 random tokens, seeds 424200-424215, never the lesson's or
 the bar's): the train loss, the mean loss on the first and the second copy,
-and every head's previous-token and prefix-matching scores. The log goes to
+and every head's previous-token, prefix-matching and one-key-later scores. The log goes to
 ``training_log.csv`` in the output folder. Seeded throughout; on another CPU
 the last bits differ.
 """
