@@ -37,8 +37,8 @@ Every ``--log-every`` steps it measures, on fixed probes (repeats of 8-20
 tokens after 0-23 random tokens, seeds 424200-424215, never the lesson's or
 the bar's): the train loss, the mean loss on the first and the second copy,
 and every head's previous-token, prefix-matching and one-key-later scores.
-The log goes to ``training_log.csv`` in the output folder. Seeded throughout; on another CPU
-the last bits differ.
+The log goes to ``training_log.csv`` in the output folder. Seeded
+throughout; on another CPU the last bits differ.
 """
 
 from __future__ import annotations
