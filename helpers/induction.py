@@ -130,12 +130,12 @@ def previous_token(attention: np.ndarray) -> np.ndarray:
 
 
 def prefix_matching(attention: np.ndarray, start: int, length: int) -> np.ndarray:
-    """Prefix-matching score on a repeated sequence: the mean weight of each
-    second-copy query ``start + length + j`` on key ``start + j + 1``, the
-    token that *followed* the same token in the first copy, over
-    ``j = 0 .. length - 2``. attention ``(..., n, n)`` -> ``(...)``."""
-    j = np.arange(length - 1)
-    return attention[..., start + length + j, start + j + 1].mean(axis=-1)
+    """Prefix-matching score on a repeated sequence whose first copy starts at
+    ``start`` (lesson 11's :func:`helpers.models.gpt.prefix_matching_scores`):
+    the mean weight of each second-copy query ``start + length + j`` on key
+    ``start + j + 1``, the token that *followed* the same token in the first
+    copy, over ``j = 0 .. length - 2``. attention ``(..., n, n)`` -> ``(...)``."""
+    return gpt.prefix_matching_scores(attention, length, start)
 
 
 def chance_prefix_matching(start: int, length: int) -> float:
@@ -156,12 +156,28 @@ def _head_maps(model: gpt.GPT, layer: int, head: int):
     return g * w["W_Q"], g * w["W_K"], g * w["W_V"], W_O
 
 
-def _k_comp(W_Q, W_K, W_V, W_O) -> float:
-    W_QK = W_Q @ W_K.T  # (d, d): score of x_q, x_k is x_q W_QK x_k^T
-    W_OV = W_V @ W_O  # (d, d): what the earlier head adds, y W_OV
-    both = W_QK @ W_OV.T  # keys read the earlier head's output through this
+def _ratio(M, A, B) -> float:
+    """``|M| / (|A| |B|)`` in Frobenius norms: how much of the two factors
+    survives in their product ``M``."""
     norm = np.linalg.norm
-    return float(norm(both) / (norm(W_QK) * norm(W_OV)))
+    return float(norm(M) / (norm(A) * norm(B)))
+
+
+def _compose(kind, reader, writer) -> float:
+    """The composition score of ``kind`` ("Q", "K" or "V") for a reader's and a
+    writer's ``(W_Q, W_K, W_V, W_O)``: the reader's query, key or value reads
+    the writer's output ``y W_OV`` through ``W_OV W_QK``, ``W_QK W_OV^T`` or
+    ``W_OV W_OV'``."""
+    W_Q, W_K, W_V2, W_O2 = reader
+    W_OV = writer[2] @ writer[3]
+    R = W_V2 @ W_O2 if kind == "V" else W_Q @ W_K.T
+    M = R @ W_OV.T if kind == "K" else W_OV @ R
+    return _ratio(M, R, W_OV)
+
+
+def _k_comp(W_Q, W_K, W_V, W_O) -> float:
+    """K-composition of a reader ``(W_Q, W_K)`` with a writer ``(W_V, W_O)``."""
+    return _compose("K", (W_Q, W_K, None, None), (None, None, W_V, W_O))
 
 
 def composition(model: gpt.GPT, reader, writer, kind: str = "K") -> float:
@@ -172,25 +188,12 @@ def composition(model: gpt.GPT, reader, writer, kind: str = "K") -> float:
     ``W_QK = W_Q W_K^T`` and ``W_OV = W_V W_O`` are ``(d_model, d_model)``
     (LayerNorm gains folded in, its centring and scaling left out). Heads
     are ``(layer, head)``."""
-    W_Q, W_K, W_V2, W_O2 = _head_maps(model, *reader)
-    _, _, W_V, W_O = _head_maps(model, *writer)
-    W_OV, W_QK = W_V @ W_O, W_Q @ W_K.T
-    norm = np.linalg.norm
-    if kind == "K":
-        return _k_comp(W_Q, W_K, W_V, W_O)
-    R = W_QK if kind == "Q" else W_V2 @ W_O2
-    return float(norm(W_OV @ R) / (norm(W_OV) * norm(R)))
+    return _compose(kind, _head_maps(model, *reader), _head_maps(model, *writer))
 
 
 def k_composition(model: gpt.GPT, reader, writer) -> float:
-    """How much head ``reader``'s keys read what head ``writer`` wrote
-    (Elhage et al. 2021): ``|W_QK W_OV^T| / (|W_QK| |W_OV|)`` in Frobenius
-    norms, where ``W_QK = W_Q W_K^T`` is the reader's and ``W_OV = W_V W_O``
-    the writer's (``(d_model, d_model)`` each; LayerNorm gains folded in, its
-    centring and scaling left out). Heads are ``(layer, head)``."""
-    W_Q, W_K, _, _ = _head_maps(model, *reader)
-    _, _, W_V, W_O = _head_maps(model, *writer)
-    return _k_comp(W_Q, W_K, W_V, W_O)
+    """:func:`composition` of the keys: ``|W_QK W_OV^T| / (|W_QK| |W_OV|)``."""
+    return composition(model, reader, writer, "K")
 
 
 def k_composition_baseline(
@@ -201,18 +204,12 @@ def k_composition_baseline(
     Returns ``(samples,)`` scores."""
     rng = np.random.default_rng(seed)
     d, dh = model.d_model, model.d_head
-    norm = np.linalg.norm
-    out = []
-    for _ in range(samples):
-        W_Q, W_K, W_V, W_V2 = (rng.normal(size=(d, dh)) for _ in range(4))
-        W_O, W_O2 = rng.normal(size=(dh, d)), rng.normal(size=(dh, d))
-        if kind == "K":
-            out.append(_k_comp(W_Q, W_K, W_V, W_O))
-            continue
-        W_OV = W_V @ W_O
-        R = W_Q @ W_K.T if kind == "Q" else W_V2 @ W_O2
-        out.append(float(norm(W_OV @ R) / (norm(W_OV) * norm(R))))
-    return np.array(out)
+
+    def head():
+        W_Q, W_K, W_V = (rng.normal(size=(d, dh)) for _ in range(3))
+        return W_Q, W_K, W_V, rng.normal(size=(dh, d))
+
+    return np.array([_compose(kind, head(), head()) for _ in range(samples)])
 
 
 # -- what each head writes ---------------------------------------------------------
@@ -231,7 +228,7 @@ def head_outputs(model: gpt.GPT, ids, ablate=()) -> dict:
     names = ["embeddings"]
     for layer, b in enumerate(model.blocks):
         h = run.hidden[layer]
-        q, k, v = model._qkv(b, h)
+        v = model.qkv(layer, h)[2]
         z = run.attention[layer] @ v  # (heads, n, d_head)
         W_O = b["attn.c_proj.weight"]
         for hd in range(model.n_heads):

@@ -199,6 +199,23 @@ def patterns(panels, *, suptitle=None, cols=2, vmax=1.0):
     return fig
 
 
+def _value_grid(ax, grid, vmax, fmt, framed=()):
+    """A small grid drawn on ``ax`` from 0 to ``vmax`` with each value written
+    in its cell (``fmt``) and the cells ``framed`` ((row, column) pairs)
+    outlined; integer ticks. Returns the image."""
+    grid = np.asarray(grid, dtype=float)
+    im = ax.imshow(grid, cmap="viridis", vmin=0.0, vmax=vmax)
+    for (i, j), v in np.ndenumerate(grid):
+        ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=9,
+                color="black" if v > 0.6 * vmax else "white")
+    for i, j in framed:
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                               edgecolor=IND_COLOUR, linewidth=2.5))
+    ax.set_xticks(range(grid.shape[1]))
+    ax.set_yticks(range(grid.shape[0]))
+    return im
+
+
 def head_scores(
     scores: dict, chance: dict, *, named=None, suptitle="Every head, scored two ways"
 ):
@@ -210,32 +227,8 @@ def head_scores(
     fig = _figure((3.2 * len(scores) + 0.8, 1.0 + 0.75 * first.shape[0]))
     axes = np.atleast_1d(fig.subplots(1, len(scores)))
     for ax, (name, grid) in zip(axes, scores.items()):
-        grid = np.asarray(grid, dtype=float)
-        im = ax.imshow(grid, cmap="viridis", vmin=0.0, vmax=1.0)
-        for (i, j), v in np.ndenumerate(grid):
-            ax.text(
-                j,
-                i,
-                f"{v:.2f}",
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="black" if v > 0.6 else "white",
-            )
-        if named and name in named:
-            li, hj = named[name]
-            ax.add_patch(
-                Rectangle(
-                    (hj - 0.5, li - 0.5),
-                    1,
-                    1,
-                    fill=False,
-                    edgecolor=IND_COLOUR,
-                    linewidth=2.5,
-                )
-            )
-        ax.set_xticks(range(grid.shape[1]))
-        ax.set_yticks(range(grid.shape[0]))
+        framed = [named[name]] if named and name in named else []
+        im = _value_grid(ax, grid, 1.0, "{:.2f}", framed)
         ax.set(
             xlabel="head", ylabel="layer", title=f"{name} (chance {chance[name]:.2f})"
         )
@@ -315,31 +308,8 @@ def composition(
     top = max(float(np.max(g)) for g in grids.values())
     cut = float(np.percentile(baseline, 95))
     for ax, (kind, grid) in zip(axes, grids.items()):
-        grid = np.asarray(grid, dtype=float)
-        im = ax.imshow(grid, cmap="viridis", vmin=0, vmax=top)
-        for (i, j), v in np.ndenumerate(grid):
-            ax.text(
-                j,
-                i,
-                f"{v:.3f}",
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="black" if v > 0.6 * top else "white",
-            )
-            if v > cut:
-                ax.add_patch(
-                    Rectangle(
-                        (j - 0.5, i - 0.5),
-                        1,
-                        1,
-                        fill=False,
-                        edgecolor=IND_COLOUR,
-                        linewidth=2.5,
-                    )
-                )
-        ax.set_xticks(range(grid.shape[1]))
-        ax.set_yticks(range(grid.shape[0]))
+        framed = [ij for ij, v in np.ndenumerate(np.asarray(grid)) if v > cut]
+        im = _value_grid(ax, grid, top, "{:.3f}", framed)
         ax.set(
             xlabel="layer-0 head (writes)",
             ylabel="layer-1 head (reads)",

@@ -449,15 +449,14 @@ def repeated_sequence(vocab_size: int, length: int, seed: int) -> np.ndarray:
     return np.concatenate([[BOS], r, r]).astype(np.int64)
 
 
-def prefix_matching_scores(attention: np.ndarray, length: int) -> np.ndarray:
-    """On :func:`repeated_sequence`: how much each head attends from a token of
-    the second copy to the token that *followed* its first occurrence.
-
-    attention : (..., 1 + 2 L, 1 + 2 L);  returns (...,): the mean weight of
-    query ``1 + L + j`` on key ``2 + j``, over ``j = 0 .. L - 2``.
-    """
+def prefix_matching_scores(attention: np.ndarray, length: int, start: int = 1):
+    """On a repeated sequence (:func:`repeated_sequence`: first copy at
+    ``start``): how much each head attends from a token of the second copy to
+    the token that *followed* its first occurrence. attention (..., n, n) ->
+    (...,): the mean weight of query ``start + L + j`` on key ``start + j + 1``,
+    over ``j = 0 .. L - 2``."""
     j = np.arange(length - 1)
-    return attention[..., 1 + length + j, 2 + j].mean(axis=-1)
+    return attention[..., start + length + j, start + j + 1].mean(axis=-1)
 
 
 def head_scores(model: GPT) -> dict:
