@@ -246,8 +246,8 @@ def phase_change(
     title="The phase change, from the training log",
 ):
     """Left: the probe's first- and second-copy loss against the step. Right:
-    the named previous-token head's score and the other head's prefix
-    matching (and, when the log has it, its weight one key later).
+    the named previous-token head's score and the induction head's prefix
+    matching.
     ``step_of_change`` draws a dotted line on both."""
     fig = _figure((9.0, 3.4))
     left, right = fig.subplots(1, 2)
@@ -271,14 +271,6 @@ def phase_change(
         color=IND_COLOUR,
         label=f"prefix matching, layer {li} head {hi}",
     )
-    if f"next_{li}_{hi}" in log:
-        right.plot(
-            step,
-            log[f"next_{li}_{hi}"],
-            color=IND_COLOUR,
-            linestyle="--",
-            label=f"one key later, layer {li} head {hi}",
-        )
     right.set(
         xlabel="training step", ylabel="score", title="The heads' scores",
         ylim=(0, 1.05),

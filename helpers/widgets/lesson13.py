@@ -1,7 +1,7 @@
 """Lesson 13: watch a head copy, and what happens without it.
 
 :func:`induction_explorer` runs lesson 13's small attention-only model
-(``data/induction/``) on the words in the box. The model knows 511 words
+(``data/induction/``) on the words in the box. The model knows 127 words
 (``.vocabulary``); the box takes any text: words it does not know are left
 out and named in the message. A button writes a new random sequence repeated
 twice. The picture shows
