@@ -175,7 +175,9 @@ def window(
     return np.array(out[:T], dtype=np.int64)
 
 
-def markov_window(rng, T: int, alphabet=(4, 24), follow=0.8, cycle=False):
+def markov_window(
+    rng, T: int, alphabet=(4, 24), follow=0.8, cycle=False, burn=0
+):
     """Pilot: an in-context Markov chain of ``T`` ids. BOS, then words from a
     random alphabet of ``alphabet`` words (new in every window); each word has
     a successor (a random permutation of the alphabet) that follows it with
@@ -191,11 +193,14 @@ def markov_window(rng, T: int, alphabet=(4, 24), follow=0.8, cycle=False):
     else:
         succ = dict(zip(S.tolist(), S[rng.permutation(k)].tolist()))
     out = [0, int(S[rng.integers(k)])]
-    while len(out) < T:
+    cut = int(rng.integers(0, burn + 1)) if burn else 0  # pilot: start mid-chain
+    while len(out) < T + cut:
         if rng.random() < follow:
             out.append(succ[out[-1]])
         else:
             out.append(int(S[rng.integers(k)]))
+    if cut:
+        out = [0] + out[1 + cut :]
     return np.array(out[:T], dtype=np.int64)
 
 
@@ -442,7 +447,9 @@ def train(args):
 
         def one():
             if share and rng.random() < share:
-                return markov_window(rng, T, tuple(args.alphabet), follow, args.cycle)
+                return markov_window(
+                    rng, T, tuple(args.alphabet), follow, args.cycle, args.burn
+                )
             return window(
                 rng,
                 T,
@@ -625,6 +632,7 @@ def main():
     ap.add_argument("--alphabet", type=int, nargs=2, default=(6, 24))
     ap.add_argument("--follow", type=float, default=0.65)
     ap.add_argument("--cycle", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--burn", type=int, default=0)
     ap.add_argument("--phase2-from", type=int, default=11000)
     ap.add_argument("--phase2-markov", type=float, default=0.5)
     ap.add_argument("--phase2-follow", type=float, default=0.9)
