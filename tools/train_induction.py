@@ -176,7 +176,7 @@ def window(
 
 
 def markov_window(
-    rng, T: int, alphabet=(4, 24), follow=0.8, cycle=False, burn=0
+    rng, T: int, alphabet=(4, 24), follow=0.8, cycle=False, burn=0, lead=0
 ):
     """Pilot: an in-context Markov chain of ``T`` ids. BOS, then words from a
     random alphabet of ``alphabet`` words (new in every window); each word has
@@ -201,6 +201,9 @@ def markov_window(
             out.append(int(S[rng.integers(k)]))
     if cut:
         out = [0] + out[1 + cut :]
+    if lead:  # pilot: random words of the whole vocabulary before the chain
+        n = int(rng.integers(0, lead + 1))
+        out = [0] + [int(x) for x in rng.integers(1, VOCAB, size=n)] + out[1:]
     return np.array(out[:T], dtype=np.int64)
 
 
@@ -448,7 +451,13 @@ def train(args):
         def one():
             if share and rng.random() < share:
                 return markov_window(
-                    rng, T, tuple(args.alphabet), follow, args.cycle, args.burn
+                    rng,
+                    T,
+                    tuple(args.alphabet),
+                    follow,
+                    args.cycle,
+                    args.burn,
+                    args.chain_lead,
                 )
             return window(
                 rng,
@@ -633,6 +642,7 @@ def main():
     ap.add_argument("--follow", type=float, default=0.65)
     ap.add_argument("--cycle", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--burn", type=int, default=0)
+    ap.add_argument("--chain-lead", type=int, default=0)
     ap.add_argument("--phase2-from", type=int, default=11000)
     ap.add_argument("--phase2-markov", type=float, default=0.5)
     ap.add_argument("--phase2-follow", type=float, default=0.9)
