@@ -20,23 +20,25 @@ The data, in the shipped recipe (the defaults):
   its successor on the cycle with probability ``--follow`` (0.65), else by a
   random word of the alphabet. No word predicts another across windows: only
   a head that finds the current word earlier in the window, and reads what
-  came after it, can predict. The random jumps matter: they break every
-  fixed offset, so a circuit that reads words two or three places away (what
-  the pilots grew with fewer jumps, data/README.md) is worse than the
-  textbook induction head, which needs only one word and the next;
+  came after it, can predict. The random jumps matter: with fewer of them
+  the pilots grew other copying circuits (data/README.md); after a jump the
+  word before the current one is no clue, which spoils a circuit that
+  matches it instead of the current word;
 * from step 11,000 (``--phase2-from``), once the head has formed, half of
   the windows are plain repeats (8-20 random words written twice after 0-23
-  random words), the chains follow their cycle with probability 0.9, and the
-  learning rate falls on a cosine to a tenth by the last step: the head
-  grows sharper and more confident;
+  random words, then more repeats to the end), the chains follow their
+  cycle with probability 0.9, and the learning rate falls on a cosine to a
+  tenth by the last step: the head grows sharper and more confident;
 * 2 layers of 2 heads, ``d_model`` 64, AdamW with a warm-up to a constant
   3e-3, 16,000 steps.
 
-What grows (``report.json``): a previous-token head in layer 0 and an
-induction head in layer 1 whose key reads it (K-composition), found by
-measurement. The other options (the two-back rule, fuzzy copies, random
-position offsets, short repeats, sin/cos positions, ...) are the pilots
-recorded in data/README.md (``induction/``); all are off by default.
+What grows (``report.json``, data/README.md ``induction/``): a
+previous-token head in layer 0 and an induction head in layer 1 whose key
+reads it (K-composition), found by measurement; before about position 20
+the two layers use a shifted pair (heads 3 and 2 back, the key 3 after the
+earlier occurrence). The other options (the two-back rule, fuzzy copies,
+random position offsets, short repeats, sin/cos positions, ...) are the
+pilots recorded there; all are off by default.
 
 torch is never a project dependency: like ``tools/train_gpt.py`` the script
 runs itself in the throwaway environment ``build/gpt/venv`` (made if missing).
