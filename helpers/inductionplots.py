@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from helpers.figures.common import MASKED_COLOUR
 from helpers.plots import AttentionFigure
@@ -275,7 +276,9 @@ def phase_change(
         xlabel="training step", ylabel="score", title="The heads' scores",
         ylim=(0, 1.05),
     )
-    right.legend(loc="center right", fontsize=8)
+    right.legend(loc="upper left", fontsize=8)
+    for ax in (left, right):  # a few round steps, never crowded
+        ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
     if step_of_change is not None:
         for ax in (left, right):
             ax.axvline(step_of_change, color="0.3", linestyle=":", linewidth=1)
