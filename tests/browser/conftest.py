@@ -271,6 +271,19 @@ def browser_context(browser):
     context.close()
 
 
+def _context_lost(exc):
+    """Did a Playwright call fail because the page's document was replaced?"""
+    text = str(exc)
+    return any(
+        sign in text
+        for sign in (
+            "garbage collected",
+            "Execution context was destroyed",
+            "navigat",
+        )
+    )
+
+
 class LabPage:
     """One JupyterLab page for all notebooks (loading Lab costs seconds of CPU).
 
@@ -299,12 +312,28 @@ class LabPage:
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.goto(f"{self.server.base}/lab?reset&token={self.server.token}")
-        self.page.wait_for_function(
-            "() => window.jupyterapp && window.jupyterapp.shell", timeout=120_000
-        )
-        self.page.evaluate(
-            "async () => { await window.jupyterapp.restored; window.__attnLab = 1; }"
-        )
+        # JupyterLab may replace its document while it starts (the ``reset``
+        # of the workspace), and an ``evaluate`` that awaits across that fails
+        # with "Resulting promise was garbage collected" (a red CI run,
+        # 2026-12-04). So nothing awaits inside the page: a flag is set when
+        # Lab is restored, and polled; a lost page context is simply retried.
+        for attempt in range(3):
+            try:
+                self.page.wait_for_function(
+                    "() => window.jupyterapp && window.jupyterapp.shell",
+                    timeout=120_000,
+                )
+                self.page.evaluate(
+                    "() => { window.jupyterapp.restored.then("
+                    "() => { window.__attnLab = 1; }); }"
+                )
+                self.page.wait_for_function(
+                    "() => window.__attnLab === 1", timeout=120_000
+                )
+                return self.page
+            except Exception as exc:  # playwright's Error; imported lazily
+                if attempt == 2 or not _context_lost(exc):
+                    raise
         return self.page
 
 
