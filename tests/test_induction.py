@@ -1,8 +1,9 @@
 """Lesson 13: the hand-built circuit, the scores that find heads, and the
 shipped induction model against the bar of its issue.
 
-The model bar (``test_the_shipped_model_*``) uses sequences no other file
-uses (seeds 515000-515039): BOS, 0-23 random tokens, then 8-20 random tokens
+The model bar (``test_the_shipped_model_*``) is measured by
+``tools/measure_induction.py``, on sequences no other file uses (seeds
+515000-515039): BOS, 0-23 random tokens, then 8-20 random tokens
 written twice, drawn from ids 1 .. vocab_size - 1.
 """
 
@@ -16,11 +17,11 @@ import numpy as np
 import pytest
 
 from helpers import circuits, induction
+from tools import measure_induction as bar
 from helpers.attention import causal_mask, softmax
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "tests" / "data" / "induction_reference.npz"
-BAR_SEEDS = range(515000, 515040)
 
 
 # -- the hand-built circuit --------------------------------------------------------
@@ -130,20 +131,6 @@ def report():
     return induction.report()
 
 
-def _bar_losses(model, prefix, ablate=()):
-    """Mean first- and second-copy loss (``induction.copy_losses``: each
-    copy's first token, random either way, left out) over 40 sequences with
-    repeats of 8-20 tokens after ``prefix`` random tokens."""
-    pairs = []
-    for seed in BAR_SEEDS:
-        L = int(np.random.default_rng(seed).integers(8, 21))
-        ids, start = induction.repeated_ids(model.vocab_size, L, prefix, seed)
-        loss = model.run(ids, ablate=ablate).loss_per_position()
-        pairs.append(induction.copy_losses(loss, start, L))
-    first, second = np.mean(pairs, axis=0)
-    return float(first), float(second)
-
-
 def test_the_shipped_model_is_small_and_attention_only(model):
     folder = induction.FOLDER
     assert (folder / "model.safetensors").stat().st_size < 5 * 2**20
@@ -158,27 +145,15 @@ def test_the_shipped_model_is_small_and_attention_only(model):
 
 @pytest.mark.parametrize("prefix", [0, 5, 11, 17, 23])
 def test_the_shipped_model_copies_at_every_prefix(model, prefix):
-    first, second = _bar_losses(model, prefix)
+    first, second = bar.copy_losses(model, prefix)
     assert second <= 0.3 * first, (prefix, first, second)
-
-
-def _scores(model):
-    prev, pm = [], []
-    for seed in BAR_SEEDS:
-        rng = np.random.default_rng(seed)
-        L, P = int(rng.integers(8, 21)), int(rng.integers(0, 24))
-        ids, start = induction.repeated_ids(model.vocab_size, L, P, seed)
-        A = model.run(ids).attention
-        prev.append(induction.previous_token(A))
-        pm.append(induction.prefix_matching(A, start, L))
-    return np.mean(prev, axis=0), np.mean(pm, axis=0)
 
 
 def test_the_shipped_model_has_the_heads_its_report_names(model, report):
     """The issue's bar: the best prefix-matching head is in layer 1 or later,
     scores at least 0.3 and is the one report.json names; a layer-0 head has
     a previous-token score of at least 0.4, and every named one does."""
-    prev, pm = _scores(model)
+    prev, pm = bar.head_scores(model)
     best = np.unravel_index(pm.argmax(), pm.shape)
     assert best[0] >= 1 and pm[best] >= 0.3, pm
     assert tuple(report["induction_head"]) == tuple(int(i) for i in best)
@@ -201,11 +176,11 @@ def test_the_induction_heads_key_reads_the_previous_token_head(model, report):
 def test_ablating_the_named_heads_breaks_copying(model, report, prefix):
     """The bar at every prefix (measured: the induction head x2.4-6.6, the
     previous-token head x4.3-13.3; ``python -m tools.measure_induction``)."""
-    _, base = _bar_losses(model, prefix)
+    _, base = bar.copy_losses(model, prefix)
     ind = {tuple(report["induction_head"])}
-    assert _bar_losses(model, prefix, ablate=ind)[1] >= 2.0 * base
+    assert bar.copy_losses(model, prefix, ablate=ind)[1] >= 2.0 * base
     prev = {tuple(h) for h in report["previous_token_heads"]}
-    assert _bar_losses(model, prefix, ablate=prev)[1] >= 1.5 * base
+    assert bar.copy_losses(model, prefix, ablate=prev)[1] >= 1.5 * base
 
 
 def test_it_matches_the_current_word_not_the_one_before(model):

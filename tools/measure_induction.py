@@ -1,6 +1,7 @@
 """Print issue 37's bar figures for an induction model folder (numpy only).
 
-The sequences are the bar's, and ``tests/test_induction.py``'s: seeds
+``tests/test_induction.py`` asserts the bar on :func:`copy_losses` and
+:func:`head_scores`. The sequences are the bar's: seeds
 515000-515039, each ``<|endoftext|>``, a random prefix, then 8-20 random
 tokens written twice, drawn from ids 1 .. vocab_size - 1. Printed:
 
@@ -23,7 +24,6 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +65,7 @@ def main(argv=None):
     parser.add_argument("folder", nargs="?", default=str(induction.FOLDER))
     folder = Path(parser.parse_args(argv).folder)
     model = induction.load(folder)
-    report = json.loads((folder / "report.json").read_text())
+    report = induction.report(folder)
     named = tuple(report["induction_head"])
     prev_heads = {tuple(h) for h in report["previous_token_heads"]}
     print(f"{folder}: {model}")
@@ -100,7 +100,8 @@ def main(argv=None):
         for layer in range(model.n_layers)
         for head in range(model.n_heads)
     ]
-    rows.append(tuple(sorted(prev_heads)))
+    if len(prev_heads) > 1:  # the named previous-token heads together
+        rows.append(tuple(sorted(prev_heads)))
     for heads in rows:
         ratios = [copy_losses(model, p, set(heads))[1] / base[p] for p in PREFIXES]
         name = "+".join(f"L{layer}H{head}" for layer, head in heads)
