@@ -5,13 +5,14 @@
 example sentences), ``heads`` (hand-built heads), ``models/`` (the models,
 numpy only: lesson 09's tiny model, lesson 10's pretrained encoder
 ``models.pretrained`` and lesson 11's small GPT ``models.gpt``), ``tinymodel``
-(lesson 09's model under one name), ``plots`` (figures of data; by kind in
-``figures/``), ``diagrams`` (the pipeline and block drawings), ``style``
+(lesson 09's model under one name), ``plots`` (the still figures any lesson
+uses, gathered from ``figures/``), ``figures/`` (every figure: by kind in
+``heatmaps``, ``vectors``, ``charts``, ``diagrams``; one lesson's own figures in
+``gptplots``, ``scaleplots``, ``imageplots``, ``inductionplots``), ``style``
 (normal and projector sizes), ``widgets`` (the explorers), ``checks``
 (exercise checkers), ``notebook`` (what each lesson's first cell sets up),
 ``probing`` (lesson 10's measurements on the pretrained model),
-``nexttoken`` (the toy unembedding and the no-mask experiment, lesson 11),
-``gptplots`` (lesson 11's figures), ``scaleplots`` (lesson 12's figures) and
+``nexttoken`` (the toy unembedding and the no-mask experiment, lesson 11) and
 ``timing`` (lesson 12's best-of-several timing on one BLAS thread).
 
 ``from helpers import pretrained`` and ``from helpers import gpt`` still work:

@@ -2,7 +2,7 @@
 
 Everything here works on any model of :mod:`helpers.models.gpt` (lesson 11's
 Shakespeare GPT, or lesson 13's small attention-only model in
-``data/induction/``) and returns numbers; :mod:`helpers.inductionplots`
+``data/induction/``) and returns numbers; :mod:`helpers.figures.inductionplots`
 draws them.
 
 The test text is a random sequence written twice: ``<|endoftext|>``, then

@@ -15,7 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
 
-from helpers import diagrams, plots
+from helpers import plots
+from helpers.figures import diagrams
 from helpers.attention import causal_mask, softmax
 
 TOKENS = ["a", "fluffy", "blue", "creature"]

@@ -258,7 +258,7 @@ def test_the_old_model_addresses_are_resolved_in_the_import_graph():
     modules = {_module(p): p for p in FILES}
     assert _target("helpers.pretrained", modules) == "helpers.models.pretrained"
     assert _target("helpers.gpt.load", modules) == "helpers.models.gpt"
-    assert _target("helpers.gptplots", modules) == "helpers.gptplots"
+    assert _target("helpers.figures.gptplots", modules) == "helpers.figures.gptplots"
     assert _target("numpy.linalg", modules) is None
     graph = _graph()
     assert {"helpers.models.pretrained", "helpers.models.gpt"} <= graph["helpers"]

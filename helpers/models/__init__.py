@@ -11,6 +11,6 @@
 
 ``from helpers import pretrained`` and ``from helpers import gpt`` give the
 same two module objects (``helpers/__init__.py``). What measures, draws or
-explores them lives apart: ``helpers.probing``, ``helpers.gptplots``,
+explores them lives apart: ``helpers.probing``, ``helpers.figures.gptplots``,
 ``helpers.widgets``.
 """

@@ -13,7 +13,7 @@ from matplotlib.transforms import offset_copy
 
 from helpers import images
 from helpers.attention import cross_attention
-from helpers.imageplots import LIGHT, MAP_MAX, brightness
+from helpers.figures.imageplots import LIGHT, MAP_MAX, brightness
 from helpers.tokens import tokenize
 from helpers.widgets.base import Explorer, SentenceExplorer, State
 from helpers.widgets.controls import _sentence_box, _text_box
