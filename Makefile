@@ -106,7 +106,8 @@ TEST_PARTS := test-part-unit test-part-browser test-part-compat \
 
 # nbval's options live here, not in pyproject's addopts, so that plain pytest
 # works in an environment without the nbval plugin.
-NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=600
+NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=600 \
+  --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 test: $(STAMP)
 	@echo "== make test: $(words $(TEST_PARTS)) parts, $(TEST_JOBS) at a time; each part's output appears when it ends"

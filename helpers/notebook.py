@@ -1,7 +1,8 @@
 """What the first cell of every lesson calls once ``helpers`` is importable:
 numpy prints 3 decimals, figures show inline as reproducible PNGs, and a
 figure's text form is its title (what a stored notebook shows without the
-picture)."""
+picture), and every figure shows as an ``<img>`` with a text alternative
+read from its numbers (``helpers.figures.alt``), pyplot's included."""
 
 from __future__ import annotations
 
@@ -17,6 +18,22 @@ def _figure_text(fig, printer, cycle):
     titles += [ax.title for ax in fig.axes]
     title = next((t.get_text() for t in titles if t.get_text()), "")
     printer.text(f"<figure: {title}>" if title else "<figure>")
+
+
+def _figure_html(fig):
+    """A pyplot figure as ``<img alt="...">``: the PNG the inline backend
+    shows, with the text alternative ``helpers.figures.alt`` reads from it
+    (JupyterLab's PNG renderer has none). Cropped like the inline PNG."""
+    import base64
+    import io
+
+    from helpers.figures import alt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight",
+                metadata={"Software": None})
+    png = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return alt.img_html(png, alt.text_of(fig))
 
 
 def setup_notebook(colab_home: str | None = None) -> None:
@@ -45,6 +62,7 @@ def setup_notebook(colab_home: str | None = None) -> None:
     # No "Software" entry in the PNGs: the stored images stay byte-identical.
     set_matplotlib_formats("png", metadata={"Software": None})
     shell.display_formatter.formatters["text/plain"].for_type(Figure, _figure_text)
+    shell.display_formatter.formatters["text/html"].for_type(Figure, _figure_html)
     # helpers' own figures draw themselves (AttentionFigure._repr_png_), not
     # through the inline backend's printer, which would crop and draw twice.
     from helpers.figures.common import AttentionFigure

@@ -134,7 +134,9 @@ def test_every_explorer_fits_a_laptop_without_being_stretched(row):
                                      f"calc(100vh - {reserve:.0f}px))")
         height = _size(ex.picture.value)[1]
         assert height <= style.LAPTOP[1] - reserve, (height, reserve)
-        assert ex._controls_px == base.controls_height(ex.children[:-3]) > 0
+        assert ex._controls_px == base.controls_height(
+            ex.children[:len(ex._controls)]) > 0
+        assert ex.children[len(ex._controls)] is ex.picture
     finally:
         ex.close()
 

@@ -8,6 +8,7 @@ drew (``.tokens``, ``.weights``, ``.message``) against the core math.
 from __future__ import annotations
 
 import ast
+import html
 import asyncio
 import base64
 import importlib
@@ -646,9 +647,13 @@ def test_ipython_display_publishes_widget_png_and_text(monkeypatch):
     ex._ipython_display_()
     (bundle,), kw = shown[0]
     assert kw.get("raw") is True
-    assert set(bundle) == {"text/plain", "image/png",
+    assert set(bundle) == {"text/plain", "image/png", "text/html",
                            "application/vnd.jupyter.widget-view+json"}
     assert bundle["text/plain"] == "<multi_head_explorer: 8 tokens>"
+    # the still picture of a stored notebook has the explorer's text alternative
+    assert bundle["text/html"].startswith('<img src="data:image/png;base64,')
+    assert 'alt="' in bundle["text/html"] and ex.alt
+    assert html.escape(ex.alt, quote=True) in bundle["text/html"]
 
 
 def test_update_explorer_adjective_head_gives_fluffy_blue_creature():

@@ -3,6 +3,7 @@ figure that shows itself as a PNG), labels and ticks, cell text, colour maps."""
 
 from __future__ import annotations
 
+import base64
 import io
 from collections.abc import Sequence
 
@@ -14,6 +15,7 @@ from matplotlib.ticker import (
 )
 
 from helpers import style
+from helpers.figures import alt as alt_text
 
 QUERY_LABEL = "query (attending)"
 KEY_LABEL = "key (attended to)"
@@ -32,6 +34,12 @@ class AttentionFigure(Figure):
     expression of a cell or passed to ``display``. The text form is a short,
     deterministic description instead of ``<Figure size ...>``.
 
+    Its text alternative is ``alt``: set by the function that made it (from
+    the numbers it drew), else read from what it draws
+    (:func:`helpers.figures.alt.describe`). It is shown as the ``alt`` of the
+    picture's ``<img>`` (the ``text/html`` of its bundle; JupyterLab's own
+    PNG renderer has no alt text) and kept as ``.alt_text``.
+
     Its sizes come from ``helpers.style`` when it is made: in projection mode
     (``style.projector()``) it has a higher resolution (every font and line
     larger on screen) and its lines are drawn thicker.
@@ -43,6 +51,7 @@ class AttentionFigure(Figure):
             kwargs["dpi"] = sizes.figure_dpi
         super().__init__(*args, **kwargs)
         self._line_scale = sizes.line_scale
+        self.alt = None  # set by the figure function; see alt_text below
 
     def draw(self, renderer):
         if self._line_scale != 1.0:  # once, over everything drawn by then
@@ -59,6 +68,16 @@ class AttentionFigure(Figure):
             buffer, format="png", bbox_inches=tight, metadata={"Software": None}
         )
         return buffer.getvalue()
+
+    @property
+    def alt_text(self) -> str:
+        """The text alternative: ``alt`` if set, else read from the figure."""
+        return alt_text.text_of(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        png = base64.b64encode(self._repr_png_()).decode("ascii")
+        return {"text/plain": repr(self), "image/png": png,
+                "text/html": alt_text.img_html(png, self.alt_text)}
 
     def __repr__(self) -> str:
         title = _figure_title(self)
@@ -121,6 +140,7 @@ def _token_ticks(ax, axis: str, labels: Sequence[str], *, show: bool = True) -> 
     every k-th is written. Long labels are shortened, crowded x labels turned
     upright.
     """
+    setattr(ax, f"_attn_{axis}_labels", list(labels))  # for the text alternative
     named = [i for i, label in enumerate(labels) if label]
     step = max(1, int(np.ceil(len(named) / MAX_TICK_LABELS)))
     positions = named[::step]

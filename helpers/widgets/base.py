@@ -48,7 +48,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from helpers import style
+from helpers.figures import alt as alt_text
 from helpers.widgets import saving
+from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, _sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
 from helpers.widgets.policy import MAX_WAIT, SETTLE
@@ -204,6 +206,7 @@ class Explorer(widgets.VBox):
         for name, value in self.shows.items():
             setattr(self, name, value)
         self.message = ""
+        self.alt = ""  # the picture's text alternative (``_describe``)
         self.draw_count = 0
         self.update_count = 0
         self.last_error = None
@@ -219,8 +222,12 @@ class Explorer(widgets.VBox):
         self.picture.add_class("attn-picture")
         self.message_label = widgets.Label(value="")
         self.message_label.add_class("attn-message")
+        self.access = make_access()  # keys kept, alt text, live message
+        extra = () if self.access is None else (self.access,)
+        if self.access is not None:
+            self.access.layout.display = "none"
         self.children = tuple(controls) + (self.picture, self.message_label,
-                                           widgets.HTML(value=MESSAGE_STYLE))
+                                           widgets.HTML(value=MESSAGE_STYLE)) + extra
         self.add_class("attn-explorer")
         self._controls = tuple(controls)
         self.chrome_px = style.SCREEN_CHROME_PX
@@ -391,6 +398,45 @@ class Explorer(widgets.VBox):
             return
         self.picture.value = png
         self.draw_count += 1
+        self._set_alt(self._state)
+
+    def _set_alt(self, state):
+        try:
+            text = self._describe(state)
+        except Exception as exc:  # the picture stays; its words say less
+            self.last_error = exc
+            text = ""
+        if not text:
+            text = f"{self._picture_name()}: {self._summary()}"
+        if self.message:
+            text = f"{text} Note: {self.message}"
+        self.alt = alt_text.clip(text)
+        if self.access is not None:
+            self.access.alt = self.alt
+
+    def _picture_name(self) -> str:
+        """How the text alternative names the picture ("Attention pattern")."""
+        return "Picture of the " + self.kind
+
+    def _describe(self, state) -> str:
+        """The picture in words, from the numbers it draws: what a sighted
+        learner takes from it. This default reads ``.weights``: a grid gives
+        each query's strongest key and its weight, a vector its tallest
+        entries. Explorers that draw more override it."""
+        name = self._picture_name()
+        if state.empty:
+            return f"{name}: empty. {state.placeholder}."
+        weights = np.asarray(state.weights, dtype=float)
+        tokens = list(state.tokens)
+        keys = getattr(state, "source_tokens", None) or tokens
+        if weights.ndim == 3:  # several heads: the first, and how many
+            return (f"{name}, {weights.shape[0]} heads; head 0: "
+                    + alt_text.grid(weights[0], tokens, keys))
+        if weights.ndim == 2 and weights.size:
+            return f"{name}: " + alt_text.grid(weights, tokens, keys)
+        if weights.ndim == 1 and weights.size:
+            return alt_text.bars(name, keys, weights)
+        return ""
 
     def _draw_png(self, art, state, cache, canvas):
         key = self._paint_all(art, state)
@@ -471,7 +517,7 @@ class Explorer(widgets.VBox):
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         self.flush()
-        return mime_bundle(self._summary(), self.picture.value, self)
+        return mime_bundle(self._summary(), self.picture.value, self, self.alt)
 
     def _ipython_display_(self, **kwargs):
         from IPython.display import display
@@ -526,17 +572,21 @@ def load_or_explain(load, what: str, packages: str):
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def mime_bundle(text, png, widget):
+def mime_bundle(text, png, widget, alt=""):
     """What a displayed explorer (or training monitor) sends to the front end.
 
     ``text/plain`` and a still ``image/png`` (what a stored notebook shows on
     GitHub) plus the live widget view, built from the model id so that both
     ipywidgets 7.7 (Colab; widgets there have no ``_repr_mimebundle_``) and
     8 understand it. ``tools/execute.py`` drops the view when storing.
+    The still picture also comes as ``text/html``, an ``<img>`` with the
+    text alternative ``alt`` (``text`` when there is none), so that a stored
+    notebook's picture has one too.
     """
     data = {"text/plain": text}
     if png:
         data["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
+        data["text/html"] = alt_text.img_html(data["image/png"], alt or text)
     model_id = getattr(widget, "model_id", None) or getattr(widget, "_model_id", None)
     if model_id and getattr(widget, "_view_name", None) is not None:
         data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,

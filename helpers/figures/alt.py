@@ -1,0 +1,221 @@
+"""Text alternatives: what a figure says, in words made from its numbers.
+
+Every picture of the series carries one (DESIGN.md, "Every learner"): the
+``alt`` text of its ``<img>``, which a screen reader reads where a sighted
+learner looks. It says what a sighted reader takes from the picture: for a
+grid, each row's strongest column and its value; for bars, the tallest; for a
+curve, where it starts, ends and peaks. Numbers are rounded to 3 significant
+digits, so the text (stored with the notebook and compared by nbval) does not
+depend on a machine's last bits.
+
+``describe(fig)`` reads any matplotlib figure (the artists it draws), so a
+figure made with pyplot inside a lesson gets one too; a figure function that
+knows better sets ``fig.alt`` itself, usually from :func:`grid` or
+:func:`series`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+MAX_CHARS = 1500  # a text alternative longer than this is cut (with "…")
+MAX_ROWS = 12  # rows of a grid described one by one; more are sampled
+
+
+def number(value) -> str:
+    """``value`` with 3 significant digits ("0.62", "1.2e+03"), never "-0"."""
+    value = float(value)
+    if not np.isfinite(value):
+        return "−∞" if value < 0 else "∞" if value > 0 else "not a number"
+    text = f"{value:.3g}"
+    return text[1:] if text.startswith("-") and set(text[1:]) <= set("0.") else text
+
+
+def _label(labels, i) -> str:
+    if labels is not None and 0 <= i < len(labels) and str(labels[i]).strip():
+        return f"'{labels[i]}'"
+    return str(i)
+
+
+def _noun(label: str) -> str:
+    """An axis title as a short noun: "query (attending)" -> "query"."""
+    return re.sub(r"\s*\(.*?\)", "", str(label)).strip() or "row"
+
+
+def _rows_to_tell(n: int) -> list[int]:
+    if n <= MAX_ROWS:
+        return list(range(n))
+    return sorted({int(round(x)) for x in np.linspace(0, n - 1, MAX_ROWS)})
+
+
+def grid(values, row_labels: Sequence[str] | None = None,
+         col_labels: Sequence[str] | None = None, *, rows="query",
+         cols="key", what="weight") -> str:
+    """A 2-D grid in words: its size and range, then each row's strongest
+    column with its value ("query 'cat' → key 'sat' 0.62"). ``values`` is
+    ``(n_rows, n_cols)``; masked, NaN and -inf cells count as empty. More than
+    ``MAX_ROWS`` rows are sampled evenly (and the text says so)."""
+    rows, cols = _noun(rows), _noun(cols)
+    data = np.ma.masked_invalid(np.ma.asarray(values, dtype=float))
+    if data.ndim != 2 or data.size == 0 or data.count() == 0:
+        return f"An empty grid ({rows} rows, {cols} columns): nothing to show."
+    n_rows, n_cols = data.shape
+    parts = [f"{n_rows} {rows} rows × {n_cols} {cols} columns, {what} from "
+             f"{number(data.min())} to {number(data.max())}."]
+    told = _rows_to_tell(n_rows)
+    if len(told) < n_rows:
+        parts.append(f"Strongest {cols} of {len(told)} {rows} rows, evenly "
+                     f"spread:")
+    else:
+        parts.append(f"Strongest {cols} of each {rows}:")
+    bits = []
+    for i in told:
+        row = data[i]
+        if row.count() == 0:
+            bits.append(f"{_label(row_labels, i)}: none")
+            continue
+        j = int(np.ma.argmax(row))
+        bits.append(f"{_label(row_labels, i)} → {_label(col_labels, j)} "
+                    f"{number(row[j])}")
+    parts.append("; ".join(bits) + ".")
+    return " ".join(parts)
+
+
+def series(name: str, x, y) -> str:
+    """One curve in words: where it starts and ends, and its extreme."""
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if y.size == 0:
+        return f"{name}: no points"
+    if y.size == 1:
+        return f"{name}: {number(y[0])} at {number(x[0])}"
+    hi, lo = int(np.argmax(y)), int(np.argmin(y))
+    text = (f"{name}: {number(y[0])} at {number(x[0])} to {number(y[-1])} at "
+            f"{number(x[-1])}")
+    if 0 < hi < y.size - 1:
+        text += f", highest {number(y[hi])} at {number(x[hi])}"
+    if 0 < lo < y.size - 1:
+        text += f", lowest {number(y[lo])} at {number(x[lo])}"
+    return text
+
+
+def bars(name: str, labels: Sequence[str], heights) -> str:
+    """Bars in words: how many, the tallest two and the smallest."""
+    h = np.asarray(heights, dtype=float).ravel()
+    if h.size == 0:
+        return f"{name}: no bars"
+    order = np.argsort(-h, kind="stable")
+    tall = ", ".join(f"{_label(labels, int(i))} {number(h[i])}" for i in order[:2])
+    text = f"{name}: {h.size} bars, tallest {tall}"
+    if h.size > 2:
+        i = int(order[-1])
+        text += f", smallest {_label(labels, i)} {number(h[i])}"
+    return text
+
+
+def clip(text: str, limit: int = MAX_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- any matplotlib figure ---------------------------------------------------
+def _tick_labels(ax, axis: str, n: int):
+    """The full labels of a grid's axis: those ``_token_ticks`` stored (every
+    token, also where only every k-th is written), else the written ticks at
+    whole positions."""
+    stored = getattr(ax, f"_attn_{axis}_labels", None)
+    if stored is not None and len(stored) == n:
+        return list(stored)
+    getter = ax.get_xticklabels if axis == "x" else ax.get_yticklabels
+    locs = ax.get_xticks() if axis == "x" else ax.get_yticks()
+    labels = [""] * n
+    for loc, text in zip(locs, getter()):
+        i = int(round(loc))
+        if abs(loc - i) < 1e-6 and 0 <= i < n:
+            labels[i] = text.get_text()
+    return labels if any(labels) else None
+
+
+def _legend_name(artist, fallback: str) -> str:
+    label = artist.get_label()
+    return label if label and not label.startswith("_") else fallback
+
+
+def _axes_text(ax, head: str = "") -> str:
+    title = ax.get_title() or ax.get_ylabel() or "a panel"
+    title = "" if title == head else title
+    parts = []
+    xlabel, ylabel = ax.get_xlabel(), ax.get_ylabel()
+    for image in ax.get_images():
+        array = image.get_array()
+        if array is None:
+            continue
+        if array.ndim == 3:
+            parts.append(f"a picture of {array.shape[0]} × {array.shape[1]} pixels")
+            continue
+        rows = _tick_labels(ax, "y", array.shape[0])
+        cols = _tick_labels(ax, "x", array.shape[1])
+        parts.append(grid(array, rows, cols, rows=ylabel or "row",
+                          cols=xlabel or "column", what="values"))
+        break
+    for k, container in enumerate(ax.containers):
+        patches = [p for p in container if hasattr(p, "get_height")]
+        if not patches:
+            continue
+        centres = [p.get_x() + p.get_width() / 2 for p in patches]
+        heights = [p.get_height() for p in patches]
+        names = _tick_labels(ax, "x", int(max(centres) + 1.5)) if centres else None
+        labels = [names[int(round(c))] if names and 0 <= round(c) < len(names)
+                  and abs(c - round(c)) < 0.45 else number(c) for c in centres]
+        parts.append(bars(_legend_name(container, f"series {k + 1}"), labels,
+                          heights))
+    lines = [ln for ln in ax.get_lines() if len(np.atleast_1d(ln.get_xdata())) > 1]
+    named = [ln for ln in lines if not ln.get_label().startswith("_")]
+    for k, line in enumerate(named or lines[:4]):
+        parts.append(series(_legend_name(line, f"line {k + 1}"),
+                            line.get_xdata(), line.get_ydata()))
+    if not parts:
+        texts = [t.get_text() for t in ax.texts if t.get_text().strip()]
+        if texts:
+            parts.append("labels " + ", ".join(f"'{t}'" for t in texts[:12]))
+    axes = f" ({ylabel} against {xlabel})" if xlabel and ylabel and not \
+        ax.get_images() else ""
+    if not parts:
+        return ""
+    lead = f"{title}{axes}: " if title or axes else ""
+    return lead + "; ".join(parts)
+
+
+def describe(fig) -> str:
+    """A text alternative for any matplotlib figure, read from what it draws:
+    its title, then each panel (colour bars and empty panels left out)."""
+    suptitle = getattr(fig, "_suptitle", None)
+    head = suptitle.get_text() if suptitle is not None else ""
+    if not head:
+        head = next((ax.get_title() for ax in fig.axes if ax.get_title()), "")
+    panels = [_axes_text(ax, head) for ax in fig.axes
+              if ax.get_visible() and ax.get_label() != "<colorbar>"]
+    panels = [p for p in panels if p]
+    text = "Figure" + (f": {head}." if head else ".")
+    if panels:
+        text += (" " if len(panels) == 1 else f" {len(panels)} panels. ") + \
+            " | ".join(panels)
+    return clip(text)
+
+
+def text_of(fig) -> str:
+    """The figure's own ``alt`` when it has one, else :func:`describe`."""
+    own = getattr(fig, "alt", None)
+    return clip(own) if own else describe(fig)
+
+
+def img_html(png_base64: str, alt: str) -> str:
+    """An ``<img>`` of a PNG (base64) with its text alternative, escaped."""
+    return (f'<img src="data:image/png;base64,{png_base64}" '
+            f'alt="{html.escape(clip(alt), quote=True)}">')

@@ -1,0 +1,99 @@
+"""What makes an explorer usable without a mouse or without sight.
+
+An explorer carries one invisible :class:`Access` widget (an ``anywidget``:
+a few lines of front-end code, shipped inside this file, no CDN). In the
+browser it finds the explorer's box (DOM class ``attn-explorer``) and:
+
+- keeps every key pressed inside the explorer there, except Tab, so that an
+  arrow key on a dropdown or a slider, or Enter in a text box, changes the
+  control and never reaches JupyterLab's notebook shortcuts (which would
+  move to another cell, or insert one). Lumino's
+  ``data-lm-suppress-shortcuts`` is not enough: the focused control itself
+  matches the notebook's shortcut selector. Tab and Shift+Tab still leave;
+- gives the picture (``attn-picture``) its text alternative, ``alt``, which
+  the explorer sets from the numbers it draws, every time it draws;
+- makes the message line a polite live region (a screen reader reads a new
+  message when it appears) and names each slider handle after its label.
+
+Without ``anywidget`` (an old environment) the explorer works as before:
+``make_access()`` returns None and only the text alternative in Python
+(``explorer.alt``) remains. anywidget works with ipywidgets 7.7 (Colab) and
+8, in JupyterLab, Voila, Colab and VS Code.
+"""
+
+from __future__ import annotations
+
+_ESM = r"""
+function attach(model, el) {
+  let tries = 0;
+  let root = null;
+  const apply = () => {
+    if (!root) return;
+    const img = root.querySelector("img.attn-picture, .attn-picture img");
+    if (img) { img.alt = model.get("alt") || ""; }
+    const msg = root.querySelector(".attn-message");
+    if (msg && !msg.hasAttribute("aria-live")) {
+      msg.setAttribute("role", "status");
+      msg.setAttribute("aria-live", "polite");
+    }
+    root.querySelectorAll(".widget-slider, .jupyter-widget-slider,"
+                          + " .widget-hslider, .widget-vslider").forEach((box) => {
+      const label = box.querySelector(".widget-label");
+      const name = label ? label.textContent.replace(/:\s*$/, "").trim() : "";
+      box.querySelectorAll("[role=slider], .noUi-handle, .ui-slider-handle")
+        .forEach((h) => {
+          if (name && !h.getAttribute("aria-label")) h.setAttribute("aria-label", name);
+        });
+    });
+  };
+  const find = () => {
+    root = el.closest(".attn-explorer");
+    if (!root) {
+      if (tries++ < 200) setTimeout(find, 50);
+      return;
+    }
+    if (!root.dataset.attnKeys) {
+      root.dataset.attnKeys = "kept";
+      root.addEventListener("keydown", (event) => {
+        if (event.key !== "Tab") event.stopPropagation();
+      });
+    }
+    apply();
+    // controls drawn later (a slider's handle) get their names too
+    setTimeout(apply, 300);
+  };
+  model.on("change:alt", apply);
+  find();
+}
+export default { render({ model, el }) { attach(model, el); } };
+"""
+
+
+def make_access(alt: str = ""):
+    """A new :class:`Access` widget, or None without anywidget."""
+    cls = _access_class()
+    return None if cls is None else cls(alt=alt)
+
+
+_CLASS = []
+
+
+def _access_class():
+    if _CLASS:
+        return _CLASS[0]
+    try:
+        import anywidget
+        import traitlets
+    except ImportError:
+        _CLASS.append(None)
+        return None
+
+    class Access(anywidget.AnyWidget):
+        """Keys kept in the explorer, the picture's alt text, a live message."""
+
+        _esm = _ESM
+        alt = traitlets.Unicode("").tag(sync=True)
+
+    Access.__module__ = __name__
+    _CLASS.append(Access)
+    return Access

@@ -1,0 +1,1 @@
+"""Pilot scripts: trainers with every switch of past experiments (data/README.md)."""
