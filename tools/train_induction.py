@@ -1,4 +1,4 @@
-"""Train lesson 13's attention-only GPT on copying data; write a folder like data/induction/.
+"""Train lesson 13's attention-only GPT on copying data (a data/induction/ folder).
 
     .venv/bin/python tools/train_induction.py --numpy --out build/induction/numpy
     python3 tools/train_induction.py --torch --out data/induction   # as shipped
@@ -57,7 +57,8 @@ def train_numpy(args) -> None:
         prev, pm = row["prev"], row["pm"]
         print(f"step {row['step']:6d} {row['seconds']:6.0f}s train "
               f"{row['train_loss']:.3f}  copy1 {row['copy1_loss']:.3f} copy2 "
-              f"{row['copy2_loss']:.3f}  prev L0 " + " ".join(f"{x:.2f}" for x in prev[0])
+              f"{row['copy2_loss']:.3f}  prev L0 "
+              + " ".join(f"{x:.2f}" for x in prev[0])
               + "  pm L1 " + " ".join(f"{x:.2f}" for x in pm[1]), flush=True)
 
     start = time.perf_counter()

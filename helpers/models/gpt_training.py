@@ -409,7 +409,8 @@ def symbols(n: int = 127) -> list[str]:
     """The model's ``n`` words: English nouns of 3-6 letters from
     ``data/lexicon.csv``, in the file's order."""
     words = []
-    for line in (ROOT / "data" / "lexicon.csv").read_text(encoding="utf-8").splitlines():
+    lexicon = (ROOT / "data" / "lexicon.csv").read_text(encoding="utf-8")
+    for line in lexicon.splitlines():
         cols = line.split(",")
         if not line or line.startswith("#") or len(cols) < 3:
             continue

@@ -1,6 +1,6 @@
 """The torch trainer of lesson 13's attention-only GPT, with every pilot switch.
 
-    python3 tools/pilots/induction_pilots.py --out data/induction   # the shipped recipe (F3)
+    python3 tools/pilots/induction_pilots.py --out data/induction   # as shipped (F3)
     python3 tools/pilots/induction_pilots.py --steps 400 --out build/induction/try
 
 This is the script that made ``data/induction/`` (until 2026-12-04 it was

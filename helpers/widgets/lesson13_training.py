@@ -1,0 +1,177 @@
+"""Lesson 13: the induction head trained live, in the learner's own numpy.
+
+:class:`TrainingMonitor` shows one figure, redrawn every time the training
+loop measures its probes (every few hundred steps): the training loss and
+the probes' first- and second-copy loss, and the two kinds of head score
+(previous token for layer 0's heads, prefix matching for layer 1's), each
+with its chance level. :func:`train_live` displays one and trains
+:data:`helpers.models.gpt_training.RECIPE` with it::
+
+    from helpers.widgets.lesson13_training import train_live
+    params, log, monitor = train_live()
+
+Like lesson 09's monitor, its display carries a still PNG and a text form
+next to the live widget, and the stored output is the finished figure. The
+text form is the figure's text alternative, made from its numbers
+(``monitor.alt``, also ``monitor.figure.alt``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from helpers import induction
+from helpers.figures.common import AttentionFigure
+from helpers.models import gpt_training
+from helpers.widgets.base import mime_bundle
+
+__all__ = ["TrainingMonitor", "chance_levels", "describe", "train_live"]
+
+#: line styles (never colour alone): layer-0 heads solid, layer-1 heads dashed
+_HEAD_STYLE = {0: ("o", "-"), 1: ("s", "--")}
+_COLOURS = ("#1f77b4", "#d62728")
+
+
+def chance_levels(vocab_size: int = 128, seeds=gpt_training.PROBE_SEEDS) -> dict:
+    """What a head that spreads each row evenly over the keys it may see
+    scores on the probes (``"prev"``, ``"pm"``), and the loss of a uniform
+    guess over the words (``"loss"``, nats)."""
+    prev, pm = [], []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        L, prefix = int(rng.integers(8, 21)), int(rng.integers(0, 24))
+        n = 1 + prefix + 2 * L
+        prev.append(np.mean(1.0 / (np.arange(1, n) + 1)))
+        pm.append(induction.chance_prefix_matching(1 + prefix, L))
+    return {"prev": float(np.mean(prev)), "pm": float(np.mean(pm)),
+            "loss": math.log(vocab_size - 1)}
+
+
+def describe(row: dict, steps: int) -> str:
+    """The text alternative of the monitor's figure at one log ``row``."""
+    if row is None:
+        return f"Training of {steps:,} steps, not started."
+    prev, pm = row["prev"], row["pm"]
+    ratio = row["copy2_loss"] / row["copy1_loss"]
+    loss = row["train_loss"]
+    loss = "not yet measured" if not np.isfinite(loss) else f"{loss:.2f} nats"
+    heads0 = ", ".join(f"layer 0 head {h} {x:.2f}" for h, x in enumerate(prev[0]))
+    heads1 = ", ".join(f"layer 1 head {h} {x:.2f}" for h, x in enumerate(pm[1]))
+    return (f"Step {row['step']:,} of {steps:,} ({row['seconds']:.0f} s): "
+            f"training loss {loss}; on the probes the second copy costs "
+            f"{row['copy2_loss']:.2f} nats against {row['copy1_loss']:.2f} for "
+            f"the first (ratio {ratio:.2f}); previous-token score {heads0}; "
+            f"prefix-matching score {heads1}.")
+
+
+class TrainingMonitor:
+    """The live figure of lesson 13's training run (ipywidgets).
+
+    Display it, then pass ``monitor.update`` as the ``callback`` of
+    :func:`helpers.models.gpt_training.train`: each call records the log
+    row and redraws the figure. ``.rows`` holds the rows, ``.alt`` the
+    latest text alternative, ``.figure`` the latest figure, ``.png`` its
+    bytes and ``.draws`` how many times it was drawn.
+    """
+
+    def __init__(self, steps: int, vocab_size: int = 128):
+        self.n_steps = int(steps)
+        self.chance = chance_levels(vocab_size)
+        self.rows, self.draws, self.figure, self.png = [], 0, None, b""
+        self.bar = widgets.IntProgress(value=0, min=0, max=self.n_steps,
+                                       description="step 0")
+        self.label = widgets.Label("not started")
+        self.image = widgets.Image(format="png")
+        self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]), self.image])
+        self._handles = []
+        self.alt = describe(None, self.n_steps)
+        self._draw()
+
+    def update(self, row: dict) -> None:
+        """Record a log row of ``train`` and redraw (its ``callback``)."""
+        self.rows.append(row)
+        step = int(row["step"])
+        self.bar.value = min(step, self.n_steps)
+        self.bar.description = f"step {step}"
+        self.label.value = (f"second/first copy "
+                            f"{row['copy2_loss'] / row['copy1_loss']:.2f}")
+        self.alt = describe(row, self.n_steps)
+        self._draw()
+        if step >= self.n_steps:
+            for handle in self._handles:  # the finished figure, for the record
+                handle.update(self._repr_mimebundle_(), raw=True)
+
+    def _draw(self):
+        fig = AttentionFigure(figsize=(9.0, 3.4), layout="constrained")
+        left, right = fig.subplots(1, 2)
+        rows, ch = self.rows, self.chance
+        step = [r["step"] for r in rows]
+        left.plot(step[1:], [r["train_loss"] for r in rows[1:]], color="0.2",
+                  linestyle="-", label="training loss")
+        left.plot(step, [r["copy1_loss"] for r in rows], color="0.45",
+                  linestyle="--", label="probes: first copy")
+        left.plot(step, [r["copy2_loss"] for r in rows], color="#2ca02c",
+                  linestyle="-", marker="v", markersize=3,
+                  label="probes: second copy")
+        left.axhline(ch["loss"], color="0.5", linestyle=":", linewidth=1,
+                     label=f"chance: uniform guess ({ch['loss']:.2f})")
+        left.set(xlabel="training step", ylabel="loss (nats)", title="Losses",
+                 ylim=(0, 6.0))
+        left.legend(loc="lower left", fontsize=7)
+        for layer, kind, name in ((0, "prev", "previous token"),
+                                  (1, "pm", "prefix matching")):
+            marker, ls = _HEAD_STYLE[layer]
+            for h in range(rows[0][kind].shape[1] if rows else 2):
+                right.plot(step, [r[kind][layer, h] for r in rows],
+                           color=_COLOURS[h % 2], linestyle=ls, marker=marker,
+                           markersize=3, fillstyle="full" if h == 0 else "none",
+                           label=f"{name}, layer {layer} head {h}")
+        right.axhline(ch["prev"], color="0.5", linestyle=":", linewidth=1,
+                      label=f"chance: previous token ({ch['prev']:.2f})")
+        right.axhline(ch["pm"], color="0.5", linestyle="-.", linewidth=1,
+                      label=f"chance: prefix matching ({ch['pm']:.2f})")
+        right.set(xlabel="training step", ylabel="score", ylim=(0, 1.05),
+                  title="The heads' scores")
+        right.legend(loc="upper left", fontsize=7)
+        for ax in (left, right):
+            ax.set_xlim(0, max(self.n_steps, 1))
+            ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+        last = rows[-1]["step"] if rows else 0
+        fig.suptitle(f"Training live: step {last:,} of {self.n_steps:,}")
+        fig.alt = self.alt
+        self.figure = fig
+        self.png = fig._repr_png_()
+        self.image.value = self.png
+        self.draws += 1
+
+    def __repr__(self):
+        return self.alt
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        return mime_bundle(self.alt, self.png, self.widget)
+
+    def _ipython_display_(self, **kwargs):
+        from IPython.display import display
+
+        handle = display(self._repr_mimebundle_(), raw=True, display_id=True)
+        if handle is not None:
+            self._handles.append(handle)
+
+
+def train_live(every: int = 250, show: bool = True, **changes):
+    """Display a :class:`TrainingMonitor` and train the live recipe
+    (:data:`helpers.models.gpt_training.RECIPE`, with ``changes`` on top, e.g.
+    ``steps=200``), measuring the probes every ``every`` steps. Returns
+    ``(params, log, monitor)``."""
+    recipe = dict(gpt_training.RECIPE, **changes)
+    monitor = TrainingMonitor(recipe["steps"])
+    if show:
+        from IPython.display import display
+
+        display(monitor)
+    params, log, _ = gpt_training.train(recipe, callback=monitor.update, every=every)
+    return params, log, monitor
