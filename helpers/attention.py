@@ -477,7 +477,10 @@ def rope(X, positions=None, base: float = 10000.0) -> np.ndarray:
     n, d = X.shape[-2], X.shape[-1]
     pos = np.arange(n) if positions is None else np.asarray(positions, dtype=float)
     theta = float(base) ** (-np.arange(0, d, 2) / d)  # (d/2,): one speed per pair
-    angle = (pos[..., None] * theta).astype(X.dtype, copy=False)  # (..., n, d/2)
+    # angles, cos and sin in float64 whatever X is: at position 100,000 a
+    # float32 angle is off by up to 0.004 rad, and scores would then depend
+    # on where a text sits (the result is cast back to X's dtype)
+    angle = pos.astype(np.float64)[..., None] * theta  # (..., n, d/2)
     cos, sin = np.cos(angle), np.sin(angle)
     x, y = X[..., 0::2], X[..., 1::2]
     out = np.empty(np.broadcast_shapes(X.shape, angle.shape[:-1] + (d,)), dtype=X.dtype)

@@ -187,6 +187,21 @@ def test_rope_hand_worked_two_dimensional_example():
     assert np.allclose(got, [[np.cos(1), np.sin(1), np.cos(0.1), np.sin(0.1)]])
 
 
+def test_rope_angles_are_float64_far_into_a_text():
+    """Shifting every position by 100,000 leaves the scores equal within 1e-9
+    (float32 angles would move them by about 1e-3), float32 inputs included."""
+    rng = np.random.default_rng(3)
+    Q, K = rng.standard_normal((2, 16, 64))
+    p = np.arange(16)
+    base = rope(Q, p) @ rope(K, p).T
+    far = rope(Q, p + 100_000) @ rope(K, p + 100_000).T
+    assert np.abs(far - base).max() <= 1e-9
+    q32, k32 = Q.astype(np.float32), K.astype(np.float32)
+    near32 = rope(q32, p).astype(float) @ rope(k32, p).astype(float).T
+    far32 = rope(q32, p + 100_000).astype(float) @ rope(k32, p + 100_000).astype(float).T
+    assert np.abs(far32 - near32).max() <= 1e-4  # only float32's own rounding
+
+
 def test_rope_batches_float32_and_rejects_odd_d():
     X = RNG.standard_normal((2, 3, 5, 6)).astype(np.float32)
     got = rope(X)
