@@ -18,12 +18,25 @@ from __future__ import annotations
 
 import numpy as np
 
+# lesson 14: attention with a fixed-size memory (its own module, re-exported)
+from helpers.fixed_state import (
+    delta_rule,
+    elu_plus_one,
+    linear_attention,
+    linear_attention_recurrent,
+    state_bytes,
+)
+
 __all__ = [
     "attention_parameters",
     "causal_mask",
     "cross_attention",
+    "delta_rule",
+    "elu_plus_one",
     "grouped_query_attention",
     "kv_cache_bytes",
+    "linear_attention",
+    "linear_attention_recurrent",
     "local_attention",
     "multi_head_attention",
     "rope",
@@ -31,6 +44,7 @@ __all__ = [
     "sliding_window_mask",
     "softmax",
     "softmax_backward",
+    "state_bytes",
     "tiled_attention",
 ]
 

@@ -1,0 +1,206 @@
+"""Lesson 14's math (helpers/fixed_state.py, re-exported by helpers.attention):
+hand-worked numbers first, then invariants on seeded random inputs."""
+
+import numpy as np
+import pytest
+
+from helpers import attention
+from helpers.attention import (delta_rule, elu_plus_one, linear_attention,
+                               linear_attention_recurrent, state_bytes)
+
+
+def identity(x):
+    return x
+
+
+def relu(x):
+    return np.maximum(x, 0.0) + 1e-3  # kept positive, so rows have sums
+
+
+def test_re_exported_from_attention():
+    for name in ("linear_attention", "linear_attention_recurrent", "delta_rule"):
+        assert name in attention.__all__
+        assert getattr(attention, name).__module__ == "helpers.fixed_state"
+
+
+# ------------------------------------------------------------- hand-worked ---
+
+def test_elu_plus_one_by_hand():
+    got = elu_plus_one([0.0, 1.0, -1.0, 3.0, -800.0])
+    assert np.allclose(got, [1.0, 2.0, np.exp(-1.0), 4.0, 0.0])
+    assert np.all(elu_plus_one(np.linspace(-30, 30, 101)) > 0)
+
+
+def test_linear_attention_by_hand():
+    Q = np.array([[1.0, 0.0], [1.0, 1.0]])
+    K = np.array([[1.0, 0.0], [0.0, 1.0]])
+    V = np.array([[1.0, 2.0], [3.0, 4.0]])
+    # phi(Q) phi(K)^T = [[1, 0], [1, 1]]; rows /1 and /2; times V
+    got = linear_attention(Q, K, V, causal=True, feature_map=identity)
+    assert np.allclose(got, [[1.0, 2.0], [2.0, 3.0]])
+    # not causal: the first row also sees key 1, with weight 0
+    assert np.allclose(linear_attention(Q, K, V, feature_map=identity),
+                       [[1.0, 2.0], [2.0, 3.0]])
+    # no normaliser: the plain sums
+    assert np.allclose(linear_attention(Q, K, V, feature_map=identity,
+                                        normalize=False), [[1.0, 2.0], [4.0, 6.0]])
+    # elu + 1 by default: phi(Q) = [[2, 1], [2, 2]], phi(K) = [[2, 1], [1, 2]]
+    A = np.array([[5.0, 4.0], [6.0, 6.0]])
+    assert np.allclose(linear_attention(Q, K, V), (A / A.sum(1, keepdims=True)) @ V)
+
+
+def test_recurrent_by_hand_and_its_state():
+    Q = np.array([[1.0, 0.0], [1.0, 1.0]])
+    K = np.array([[1.0, 0.0], [0.0, 1.0]])
+    V = np.array([[1.0, 2.0], [3.0, 4.0]])
+    out, S = linear_attention_recurrent(Q, K, V, feature_map=identity)
+    assert np.allclose(out, [[1.0, 2.0], [2.0, 3.0]])
+    assert np.allclose(S, K.T @ V)  # the sum of every k^T v
+
+
+def test_delta_rule_overwrites_and_linear_attention_adds():
+    K = np.array([[1.0, 0.0], [1.0, 0.0]])        # the same key twice
+    V = np.array([[2.0], [5.0]])                  # first 2, then 5
+    out, S = delta_rule(K, K, V, beta=np.ones(2))
+    assert np.allclose(out, [[2.0], [5.0]]) and np.allclose(S, [[5.0], [0.0]])
+    lin, S_lin = linear_attention_recurrent(K, K, V, feature_map=identity,
+                                            normalize=False)
+    assert np.allclose(lin, [[2.0], [7.0]]) and np.allclose(S_lin, [[7.0], [0.0]])
+
+
+def test_delta_rule_beta_and_gate_by_hand():
+    K = np.array([[1.0, 0.0], [1.0, 0.0]])
+    V = np.array([[2.0], [5.0]])
+    # beta 1/2: S1 = 1, then 1 - 0.5 * 1 + 0.5 * 5 = 3
+    assert np.allclose(delta_rule(K, K, V, beta=[0.5, 0.5])[0], [[1.0], [3.0]])
+    # orthogonal keys, the second step halves what was there
+    K2, V2 = np.eye(2), np.array([[2.0], [3.0]])
+    out, S = delta_rule(np.array([[1.0, 0.0], [1.0, 0.0]]), K2, V2, beta=[1, 1],
+                        alpha=[1.0, 0.5])
+    assert np.allclose(S, [[1.0], [3.0]]) and np.allclose(out, [[2.0], [1.0]])
+    # alpha = 1 everywhere is plain DeltaNet
+    rng = np.random.default_rng(0)
+    Q, K, V = rng.standard_normal((3, 7, 4))
+    beta = rng.uniform(0, 1, 7)
+    assert np.allclose(delta_rule(Q, K, V, beta)[0],
+                       delta_rule(Q, K, V, beta, alpha=np.ones(7))[0])
+
+
+def test_delta_rule_recalls_d_k_orthogonal_pairs_exactly():
+    rng = np.random.default_rng(1)
+    d = 8
+    K = np.linalg.qr(rng.standard_normal((d, d)))[0]  # orthonormal rows
+    V = rng.standard_normal((d, 3))
+    out, S = delta_rule(K, K, V, beta=np.ones(d))
+    assert np.allclose(K @ S, V)                   # every pair read back exactly
+
+
+def test_state_bytes_by_hand():
+    assert state_bytes(36, 32, 128, 128) == 36 * 32 * 128 * 128 * 2
+
+
+# ------------------------------------------------- against loops, invariants ---
+
+def _loop_reference(Q, K, V, causal, phi, normalize):
+    """Per query, the sum over the keys it sees: no matrices at all."""
+    n = len(Q)
+    out = np.zeros((n, V.shape[1]))
+    for i in range(n):
+        keys = range(i + 1) if causal else range(n)
+        w = np.array([phi(Q[i]) @ phi(K[j]) for j in keys])
+        if normalize:
+            w = w / w.sum()
+        out[i] = w @ V[list(keys)]
+    return out
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("phi", [None, relu, np.exp], ids=["elu1", "relu", "exp"])
+def test_linear_attention_equals_the_loop(causal, normalize, phi):
+    rng = np.random.default_rng(2)
+    Q, K, V = rng.standard_normal((3, 9, 5))
+    ref = _loop_reference(Q, K, V, causal, phi or elu_plus_one, normalize)
+    assert np.allclose(linear_attention(Q, K, V, causal=causal, feature_map=phi,
+                                        normalize=normalize), ref)
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("phi", [None, relu], ids=["elu1", "relu"])
+def test_recurrent_equals_parallel_causal(normalize, phi):
+    rng = np.random.default_rng(3)
+    Q, K, V = rng.standard_normal((3, 12, 6))
+    out, S = linear_attention_recurrent(Q, K, V, feature_map=phi, normalize=normalize)
+    assert np.allclose(out, linear_attention(Q, K, V, causal=True, feature_map=phi,
+                                             normalize=normalize))
+    f = phi or elu_plus_one
+    assert np.allclose(S, f(K).T @ V) and S.shape == (6, 6)
+
+
+def test_the_state_does_not_grow_with_n():
+    rng = np.random.default_rng(4)
+    for n in (3, 30, 300):
+        Q, K, V = rng.standard_normal((3, n, 4))
+        assert linear_attention_recurrent(Q, K, V)[1].shape == (4, 4)
+        assert delta_rule(Q, K, V, np.full(n, 0.5))[1].shape == (4, 4)
+
+
+def test_feature_map_of_other_width():
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.standard_normal((3, 6, 3))
+
+    def pairs(x):  # d_phi = 2 d
+        return np.concatenate([np.maximum(x, 0), np.maximum(-x, 0)], axis=-1) + 0.1
+
+    out, S = linear_attention_recurrent(Q, K, V, feature_map=pairs)
+    assert S.shape == (6, 3)
+    assert np.allclose(out, linear_attention(Q, K, V, causal=True, feature_map=pairs))
+
+
+def _delta_loop(Q, K, V, beta, alpha):
+    S = np.zeros((K.shape[1], V.shape[1]))
+    out = []
+    for t in range(len(K)):
+        k = K[t][None, :]
+        S = alpha[t] * (S - beta[t] * k.T @ (k @ S)) + beta[t] * k.T @ V[t][None, :]
+        out.append(Q[t] @ S)
+    return np.array(out), S
+
+
+def test_heads_broadcast_like_one_head_each():
+    rng = np.random.default_rng(6)
+    h, n, d = 3, 10, 4
+    Q, K, V = rng.standard_normal((3, h, n, d))
+    beta, alpha = rng.uniform(0, 1, n), rng.uniform(0.5, 1, n)
+    lin = linear_attention(Q, K, V, causal=True)
+    rec, S = linear_attention_recurrent(Q, K, V)
+    dq, Sd = delta_rule(Q, K, V, beta, alpha)
+    assert lin.shape == rec.shape == dq.shape == (h, n, d)
+    assert S.shape == Sd.shape == (h, d, d)
+    for i in range(h):
+        assert np.allclose(lin[i], linear_attention(Q[i], K[i], V[i], causal=True))
+        assert np.allclose(rec[i], lin[i])
+        ref_out, ref_S = _delta_loop(Q[i], K[i], V[i], beta, alpha)
+        assert np.allclose(dq[i], ref_out) and np.allclose(Sd[i], ref_S)
+    # a gate per head: (h, n)
+    betas = rng.uniform(0, 1, (h, n))
+    per_head = delta_rule(Q, K, V, betas)[0]
+    for i in range(h):
+        assert np.allclose(per_head[i], _delta_loop(Q[i], K[i], V[i], betas[i],
+                                                    np.ones(n))[0])
+
+
+def test_float32_stays_float32_and_no_exp_of_scores():
+    rng = np.random.default_rng(7)
+    Q, K, V = (rng.standard_normal((3, 8, 4)) * 60).astype(np.float32)
+    # scores of about 60 * 60 * 4: exp would overflow; phi(q).phi(k) does not
+    out = linear_attention(Q, K, V, causal=True)
+    assert out.dtype == np.float32 and np.all(np.isfinite(out))
+    assert linear_attention_recurrent(Q, K, V)[0].dtype == np.float32
+
+
+def test_bad_shapes_are_told():
+    with pytest.raises(ValueError, match="same width"):
+        linear_attention(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 4)))
+    with pytest.raises(ValueError, match="one number per token"):
+        delta_rule(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), beta=[1.0])
