@@ -27,10 +27,13 @@ MAX_ROWS = 12  # rows of a grid described one by one; more are sampled
 
 
 def number(value) -> str:
-    """``value`` with 3 significant digits ("0.62", "1.2e+03"), never "-0"."""
+    """``value`` with 3 significant digits ("0.62", "1.23e+06"), never "-0";
+    a whole number below a million is written whole ("1024", not "1.02e+03")."""
     value = float(value)
     if not np.isfinite(value):
         return "−∞" if value < 0 else "∞" if value > 0 else "not a number"
+    if value == round(value) and abs(value) < 1e6:
+        return str(abs(int(value)) if value == 0 else int(value))
     text = f"{value:.3g}"
     return text[1:] if text.startswith("-") and set(text[1:]) <= set("0.") else text
 
@@ -219,3 +222,103 @@ def img_html(png_base64: str, alt: str) -> str:
     """An ``<img>`` of a PNG (base64) with its text alternative, escaped."""
     return (f'<img src="data:image/png;base64,{png_base64}" '
             f'alt="{html.escape(clip(alt), quote=True)}">')
+
+
+# -- what the figure functions say (they know what their numbers mean) -----
+def top_cells(values, row_labels=None, col_labels=None, k=3) -> str:
+    """The ``k`` largest cells of a grid: "'cat' → 'sat' 0.62, ..."."""
+    data = np.ma.masked_invalid(np.ma.asarray(values, dtype=float))
+    if data.ndim != 2 or data.count() == 0:
+        return "no cells"
+    flat = data.filled(-np.inf).ravel()
+    order = np.argsort(-flat, kind="stable")[:k]
+    m = data.shape[1]
+    return ", ".join(f"{_label(row_labels, int(i) // m)} → "
+                     f"{_label(col_labels, int(i) % m)} {number(flat[i])}"
+                     for i in order if np.isfinite(flat[i]))
+
+
+def habit(values, labels=None):
+    """A square attention pattern's habit, in words, from each query's
+    strongest key: ``(kind, phrase)``, ``kind`` one of "previous", "self",
+    "next", "first", "last" (a key most queries look at) or "mixed"."""
+    data = np.nan_to_num(np.asarray(values, dtype=float), nan=-np.inf)
+    n, m = data.shape if data.ndim == 2 else (0, 0)
+    if n == 0 or m == 0:
+        return "empty", "no tokens"
+    best = np.argmax(data, axis=1)
+    rows = np.arange(n)
+    votes = {"previous": (rows >= 1, best == rows - 1),
+             "self": (rows < m, best == rows),
+             "next": (rows < m - 1, best == rows + 1)}
+    for kind, (can, hit) in votes.items():
+        if can.sum() >= 2 and hit[can].mean() >= 0.6:
+            phrase = {"previous": "looks back one token",
+                      "self": "looks at itself",
+                      "next": "looks one token ahead"}[kind]
+            return kind, (f"{phrase} (in {int(hit[can].sum())} of "
+                          f"{int(can.sum())} rows)")
+    counts = np.bincount(best, minlength=m)
+    j = int(np.argmax(counts))
+    if n >= 2 and counts[j] >= 0.6 * n:
+        kind = "first" if j == 0 else "last" if j == m - 1 else "key"
+        return kind, (f"most queries look at {_label(labels, j)} "
+                      f"({int(counts[j])} of {n})")
+    return "mixed", "no single habit: each query picks its own key"
+
+
+def heads(patterns, titles, row_labels=None, col_labels=None, k=3) -> str:
+    """Several heads in words: for each, its habit and its strongest cells."""
+    parts = []
+    for W, title in zip(patterns, titles):
+        W = np.asarray(W, dtype=float)
+        if W.size == 0:
+            parts.append(f"{title}: empty")
+            continue
+        text = f"{title}: "
+        if W.shape[0] == W.shape[1]:
+            text += habit(W, col_labels)[1] + "; "
+        parts.append(text + "strongest " + top_cells(W, row_labels, col_labels, k))
+    return ". ".join(parts) + "."
+
+
+def masked(values, allowed, row_labels=None, col_labels=None) -> str:
+    """A masked grid: how many cells are masked, which, and what remains."""
+    allowed = np.asarray(allowed, dtype=bool)
+    n_cells, n_masked = allowed.size, int((~allowed).sum())
+    if n_masked == 0:
+        where = "no cell is masked"
+    else:
+        n = allowed.shape[0]
+        causal = allowed.shape[0] == allowed.shape[1] and np.array_equal(
+            allowed, np.tri(n, dtype=bool))
+        where = (f"{n_masked} of {n_cells} cells masked"
+                 + (" (every key after its query: the triangle above the diagonal)"
+                    if causal else ""))
+    shown = np.where(allowed, np.asarray(values, dtype=float), np.nan)
+    return f"{where}. What remains: " + grid(shown, row_labels, col_labels)
+
+
+def features(values, row_labels, col_labels, k=3) -> str:
+    """Vectors over named features: each row's largest entries (by size)."""
+    data = np.asarray(values, dtype=float)
+    if data.ndim == 1:
+        data = data[None]
+    bits = []
+    for i in _rows_to_tell(data.shape[0]):
+        row = np.nan_to_num(data[i])
+        order = [j for j in np.argsort(-np.abs(row), kind="stable")[:k]
+                 if row[j] != 0]
+        top = ", ".join(f"{_label(col_labels, int(j))} {number(row[j])}"
+                        for j in order) or "all zero"
+        bits.append(f"{_label(row_labels, i)}: {top}")
+    return "; ".join(bits) + "."
+
+
+def slope(x, y) -> float | None:
+    """The slope of log y against log x (a straight line on log-log axes)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    ok = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 2:
+        return None
+    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import Normalize
-from matplotlib.patches import Patch
+from matplotlib.lines import Line2D
 from matplotlib.ticker import (
     FixedFormatter,
     FixedLocator,
@@ -17,6 +17,7 @@ from matplotlib.ticker import (
     NullLocator,
 )
 
+from helpers.figures import alt as alt_text
 from helpers.figures.common import (
     AttentionFigure,
     _empty_message,
@@ -88,6 +89,11 @@ def bar_view(
             ax=ax,
             label=ylabel if colorbar_label is None else colorbar_label,
         )
+    text = f"{title}. " + alt_text.bars(ylabel, names, v)
+    if highlight is not None and 0 <= int(highlight) < v.size:
+        text += (f"; outlined in black: '{names[int(highlight)]}' "
+                 f"{alt_text.number(v[int(highlight)])}")
+    fig.alt = text + "."
     return fig
 
 
@@ -147,6 +153,20 @@ def loglog_cost(
         ax.legend(fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(title)
+    parts = []
+    for label, y in panels:
+        ok = (n > 0) & (y > 0) & np.isfinite(y)
+        if not ok.any():
+            parts.append(f"{label}: no measurements")
+            continue
+        text = alt_text.series(label, n[ok], y[ok])
+        k = alt_text.slope(n[ok], y[ok])
+        if k is not None:
+            text += (f"; on the log-log axes its slope is about {alt_text.number(k)}"
+                     f" (the dashed guide's slope is 2: cost ∝ n²)")
+        parts.append(text)
+    fig.alt = (f"{title}, against context size n on log-log axes. "
+               + ". ".join(parts) + ".")
     return fig
 
 
@@ -189,7 +209,8 @@ def sense_by_layer(
     if layers_shown is None:
         layers_shown = sorted({0, min(1, n_layers - 1), n_layers - 1})
     colours = [colormaps["viridis"](0.15), colormaps["viridis"](0.8)]
-    markers = ["o", "s"]
+    markers = ["o", "s"]  # the senses differ by marker as well as by colour
+    markers_said = ["circles", "squares"]
     fig = _new_figure(figsize or (4.4 + 3.0 * len(layers_shown), 3.8))
     grid = fig.add_gridspec(1, 1 + len(layers_shown),
                             width_ratios=[1.5] + [1] * len(layers_shown))
@@ -222,10 +243,40 @@ def sense_by_layer(
             axp.set_ylabel("direction 2")
         axp.set_xticks([])
         axp.set_yticks([])
-    handles = [Patch(color=colours[s], label=sense_names[s]) for s in (0, 1)]
+    handles = [Line2D([], [], color=colours[s], marker=markers[s], ms=6,
+                      label=f"{sense_names[s]} ({markers_said[s]})") for s in (0, 1)]
     fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
-    fig.suptitle(title or f'The vector of "{word}" in {m} sentences, layer by layer')
+    head = title or f'The vector of "{word}" in {m} sentences, layer by layer'
+    fig.suptitle(head)
+    fig.alt = _sense_alt(head, gap, senses, sense_names, step_names, word)
     return fig
+
+
+def _sense_alt(head, gap, senses, sense_names, step_names, word):
+    """Each sense's mean gap at the first and last step, and from which step
+    on every sentence of sense 0 is above every sentence of sense 1."""
+    n_steps = gap.shape[1]
+    parts = [head, "Left: one line per sentence, above 0 = nearer "
+             f"{sense_names[0]}"]
+    for s in (0, 1):
+        rows = gap[senses == s]
+        if rows.size:
+            mean = rows.mean(axis=0)
+            parts.append(f"{sense_names[s]} sentences ({len(rows)}): mean "
+                         f"gap {alt_text.number(mean[0])} at {step_names[0]}, "
+                         f"{alt_text.number(mean[-1])} at {step_names[-1]}")
+    a, b = gap[senses == 0], gap[senses == 1]
+    apart = [k for k in range(n_steps) if a.size and b.size
+             and a[:, k].min() > b[:, k].max()]
+    if not apart:
+        parts.append(f"the two senses of '{word}' overlap at every step")
+    elif apart == list(range(apart[0], n_steps)):
+        parts.append(f"every {sense_names[0]} sentence is above every "
+                     f"{sense_names[1]} one from {step_names[apart[0]]} on")
+    else:
+        parts.append(f"the senses are fully apart at {len(apart)} of {n_steps} "
+                     f"steps, first at {step_names[apart[0]]}")
+    return ". ".join(parts) + "."
 
 
 def loss_figure(history, title="Training loss", ylabel="training loss"):
@@ -241,4 +292,12 @@ def loss_figure(history, title="Training loss", ylabel="training loss"):
     ax.set_xlabel("training step")
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
+    steps = np.arange(1, len(history) + 1)
+    text = alt_text.series(" ".join(str(ylabel).split()), steps, history)
+    if len(history) >= 2:
+        k = max(1, len(history) // 10)
+        text += (f"; the mean of the first {k} steps is "
+                 f"{alt_text.number(np.mean(history[:k]))}, of the last {k} "
+                 f"{alt_text.number(np.mean(history[-k:]))}")
+    fig.alt = f"{' '.join(str(title).split())}, by training step. {text}."
     return fig

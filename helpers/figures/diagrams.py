@@ -58,6 +58,12 @@ def block_diagram(title="One encoder block (all-MiniLM-L6-v2 has 6)",
             "each token on its own; LayerNorm rescales each token's vector",
             ha="center", fontsize=9, style="italic", color="0.25")
     ax.set_title(title)
+    fig.alt = (f"{title}. A diagram of boxes joined by arrows, left to right: "
+               + " → ".join(" ".join(label.split()) for _, label, _ in boxes)
+               + ". Two residual arrows: x skips past attention to the first +, "
+               "and past the MLP to the second +. Attention mixes information "
+               "between tokens; the MLP works on each token on its own; LayerNorm "
+               "rescales each token's vector.")
     return fig
 
 
@@ -175,4 +181,13 @@ def pipeline_diagram(
     ax.text(centres["AV"][0], top - 0.08,
             "residual: E itself is carried to E' and added",
             ha="center", va="top", fontsize=9, color="0.25")
+    steps = "; ".join(f"{formula.replace('  ', ' ')} ({shapes[key]})"
+                      + (" [highlighted]" if key in marked else "")
+                      for key, formula, _, _ in PIPELINE_STEPS)
+    lit = [key for key in keys if key in marked]
+    fig.alt = (f"{title}. Boxes and arrows: E feeds Q, K and V; Q and K give S; "
+               f"softmax turns S into A; A and V give A V, then dE, then E'; a "
+               f"residual arrow carries E to E'. The boxes with their shapes: "
+               f"{steps}." + (f" Highlighted (filled, bold outline): "
+                              f"{', '.join(lit)}." if lit else ""))
     return fig

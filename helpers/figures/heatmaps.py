@@ -12,6 +12,7 @@ from matplotlib.collections import PatchCollection
 from matplotlib.colors import Normalize
 from matplotlib.patches import Patch, Rectangle
 
+from helpers.figures import alt as alt_text
 from helpers.figures.common import (
     KEY_LABEL,
     MASKED_COLOUR,
@@ -73,7 +74,25 @@ def heatmap(
     fig.colorbar(mappable, ax=ax, label=colorbar_label, shrink=0.9)
     if note:
         fig.supxlabel(note, fontsize=9, style="italic", color="0.25")
+    fig.alt = _heatmap_alt(ax, A, row_labels, col_labels, convention,
+                           colorbar_label, note)
     return fig
+
+
+def _heatmap_alt(ax, A, row_labels, col_labels, convention, what, note):
+    """The text alternative of a heatmap: its title, then each row of the
+    numbers (rows = queries; in the video convention the drawn columns)."""
+    title = " ".join(ax.get_title().split())
+    rows = _labels(row_labels, A.shape[0], "row labels", A.shape)
+    cols = _labels(col_labels, A.shape[1], "column labels", A.shape)
+    y, x = ax.get_ylabel(), ax.get_xlabel()
+    if convention == "video":
+        y, x = x, y
+        if "video" not in title:
+            title += " (drawn with the keys as rows: the transpose)"
+    text = f"{title}. " + alt_text.grid(A, rows, cols, rows=y or "row",
+                                       cols=x or "column", what=what or "value")
+    return text + (f" Note: {note}." if note else "")
 
 
 def both_conventions(A, tokens, *, annotate=True) -> AttentionFigure:
@@ -101,6 +120,10 @@ def both_conventions(A, tokens, *, annotate=True) -> AttentionFigure:
             ax.set_xlabel(f"{ax.get_xlabel()}\n{note}")
     fig.colorbar(mappable, ax=list(axes), label="attention weight", shrink=0.9)
     fig.suptitle("The same pattern, drawn both ways")
+    fig.alt = ("The same pattern drawn twice with one colour scale: on the left "
+               "rows are queries (each row sums to 1), on the right the video "
+               "style, its transpose (each column is a query and sums to 1). "
+               + alt_text.grid(A, tokens, tokens))
     return fig
 
 
@@ -228,8 +251,11 @@ def head_grid(
                 value = float(W[layer, head, i, j])
                 if not np.isfinite(value):
                     continue
+                # a white frame inside a black one: >= 3:1 against any cell
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
-                                       edgecolor="white", linewidth=1.2))
+                                       edgecolor="black", linewidth=2.6))
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                       edgecolor="white", linewidth=1.0))
                 ax.text(j, i, f"{round(value, 2) + 0.0:.2f}", ha="center", va="center",
                         fontsize=7, color=_text_colour(image.cmap(image.norm(value))))
             if layer == n_layers - 1:
@@ -240,6 +266,18 @@ def head_grid(
         image = _scalar_mappable(norm, cmap)
     fig.colorbar(image, ax=axes.ravel().tolist(), label=colorbar_label, shrink=0.85)
     fig.suptitle(suptitle)
+    patterns = W.reshape(total, n_q, n_k)
+    text = (f"{' '.join(str(suptitle).split())}. {total} panels, one colour scale "
+            f"{alt_text.number(norm.vmin)} to {alt_text.number(norm.vmax)}. "
+            + alt_text.heads(patterns, titles, q_labels, k_labels))
+    quoted = [(p, i, j) for p, i, j in cells or () if 0 <= p < total
+              and 0 <= i < n_q and 0 <= j < n_k and np.isfinite(patterns[p, i, j])]
+    if quoted:
+        text += " Framed cells: " + ", ".join(
+            f"{titles[p]} '{q_labels[i]}' → '{k_labels[j]}' "
+            f"{alt_text.number(round(float(patterns[p, i, j]), 2))}"
+            for p, i, j in quoted) + "."
+    fig.alt = text
     return fig
 
 
@@ -313,6 +351,8 @@ def mask_view(
         handles=[legend_patch], loc="outside lower center", fontsize=9, frameon=False
     )
     fig.colorbar(mappable, ax=ax, label=colorbar_label + " (allowed cells)")
+    fig.alt = (f"{' '.join(str(title).split())}. Hatched grey cells are masked. "
+               + alt_text.masked(A, mask, q_labels, k_labels))
     return fig
 
 
@@ -374,4 +414,30 @@ def model_heads(
     fig.colorbar(image, cax=cax, label="attention weight")
     fig.suptitle(suptitle, y=0.965)
     fig.mosaic = mosaic
+    fig.alt = _model_heads_alt(W, labels, suptitle)
     return fig
+
+
+def _model_heads_alt(W, labels, suptitle):
+    """Each layer's heads grouped by their habit (which key most queries
+    look at), and the strongest cell of the whole picture."""
+    n_layers, n_heads, n, _ = W.shape
+    parts = [f"{' '.join(str(suptitle).split())}. {n_layers} layers × {n_heads} "
+             f"heads, {n} tokens each, weights 0 to 1."]
+    for layer in range(n_layers):
+        groups = {}
+        for head in range(n_heads):
+            kind, phrase = alt_text.habit(W[layer, head], labels)
+            name = {"previous": "look back one token", "self": "look at itself",
+                    "next": "look one token ahead", "mixed": "have no single habit"
+                    }.get(kind, phrase.split(" (")[0].replace("most queries ", ""))
+            groups.setdefault(name, []).append(str(head))
+        parts.append(f"Layer {layer}: " + "; ".join(
+            f"heads {', '.join(hs)} {name}" if len(hs) > 1 else f"head {hs[0]} "
+            + name.replace("look ", "looks ").replace("have ", "has ")
+            for name, hs in groups.items()) + ".")
+    flat = int(np.nanargmax(np.where(np.isfinite(W), W, -np.inf)))
+    layer, head, i, j = np.unravel_index(flat, W.shape)
+    parts.append(f"Strongest: layer {layer}, head {head}, '{labels[i]}' → "
+                 f"'{labels[j]}' {alt_text.number(W[layer, head, i, j])}.")
+    return " ".join(parts)

@@ -14,11 +14,12 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap, Normalize
 
-from helpers.images import GRID, PATCH
+from helpers.figures import alt as alt_text
+from helpers.images import BACKGROUND, COLOURS, GRID, PATCH
 from helpers.plots import AttentionFigure, short_label
 
-__all__ = ["FLOOR", "LIGHT", "MAP_MAX", "brightness", "maps_view", "overlay",
-           "picture_view"]
+__all__ = ["FLOOR", "LIGHT", "MAP_MAX", "brightness", "map_words", "maps_view",
+           "overlay", "picture_view", "picture_words"]
 
 #: The colour scale of attention over the picture stops at this weight, not
 #: at 1: a word spreads its unit of attention over 64 patches, and a shape
@@ -70,15 +71,70 @@ def _frame(ax, grid=True, ticks=False):
         ax.set_yticks([])
 
 
-def picture_view(pixels, *, title="The picture, cut into 8 x 8 patches"):
+def picture_view(pixels, *, objects=None,
+                 title="The picture, cut into 8 x 8 patches"):
     """The picture (SIZE, SIZE, 3) with its patch grid, rows and columns
-    numbered (patch j is in row j // 8, column j % 8)."""
+    numbered (patch j is in row j // 8, column j % 8). ``objects``
+    (``picture.objects``: colour, shape, r, c) name the shapes in the text
+    alternative; without them it says which patches each colour covers."""
     fig = AttentionFigure(figsize=(4.2, 4.4))  # placed by hand (no layout engine)
     ax = fig.add_axes([0.14, 0.11, 0.82, 0.82])
     ax.imshow(np.asarray(pixels), interpolation="nearest")
     _frame(ax, ticks=True)
     ax.set_title(title)
+    if objects:
+        fig.alt = (f"{title}. " + "; ".join(
+            f"a {colour} {shape} in patch rows {2 * r}-{2 * r + 1}, columns "
+            f"{2 * c}-{2 * c + 1}" for colour, shape, r, c in objects)
+            + " (row 0 at the top, column 0 on the left).")
+    else:
+        fig.alt = f"{title}. " + picture_words(pixels)
     return fig
+
+
+def _cells(patches):
+    return ", ".join(f"(row {r}, column {c})" for r, c in patches)
+
+
+def picture_words(pixels) -> str:
+    """Which patches (row, column) each colour of the picture covers most of:
+    the text alternative of a picture of the toy world."""
+    pixels = np.asarray(pixels, dtype=float)
+    if pixels.shape[:2] != (GRID * PATCH, GRID * PATCH):
+        return f"a picture of {pixels.shape[0]} × {pixels.shape[1]} pixels"
+    palette = np.array([BACKGROUND, *COLOURS.values()])
+    nearest = np.argmin(((pixels[..., None, :] - palette) ** 2).sum(-1), axis=-1)
+    blocks = nearest.reshape(GRID, PATCH, GRID, PATCH).transpose(0, 2, 1, 3)
+    parts = []
+    for k, name in enumerate(COLOURS, start=1):
+        share = (blocks == k).mean(axis=(2, 3))
+        where = [(r, c) for r, c in zip(*np.nonzero(share >= 0.2))]
+        if where:
+            parts.append(f"{name} in patches {_cells(where)}")
+    if not parts:
+        return "An empty picture: background only."
+    return (f"{GRID} × {GRID} patches (row 0 at the top, column 0 on the left); "
+            + "; ".join(parts) + ".")
+
+
+def map_words(values, vmax=MAP_MAX) -> str:
+    """One map over the patches in words: its brightest patch (row, column)
+    and weight, and how many patches are lit to at least half of it."""
+    grid = np.asarray(values, dtype=float).reshape(GRID, GRID)
+    finite = np.nan_to_num(grid, nan=-np.inf)
+    top = float(finite.max())
+    if not np.isfinite(top):
+        return "no weights"
+    if np.allclose(grid, grid.flat[0]):
+        return f"every patch the same, {alt_text.number(top)}"
+    r, c = np.unravel_index(int(np.argmax(finite)), grid.shape)
+    lit = [(int(i), int(j)) for i, j in zip(*np.nonzero(finite >= top / 2))]
+    text = f"brightest patch row {r}, column {c} ({alt_text.number(top)})"
+    if 1 < len(lit) <= 6:
+        text += f"; lit to half of that or more: {_cells(lit)}"
+    elif len(lit) > 6:
+        text += f"; {len(lit)} patches lit to half of that or more"
+    return text
 
 
 def maps_view(pixels, maps, titles, *, vmax=MAP_MAX, cols=4, suptitle=None,
@@ -114,4 +170,9 @@ def maps_view(pixels, maps, titles, *, vmax=MAP_MAX, cols=4, suptitle=None,
     bar.set_label(clabel)
     if suptitle:
         fig.suptitle(suptitle, y=1 - 0.12 / H, va="top")
+    fig.alt = ((f"{suptitle}. " if suptitle else "")
+               + f"{k} maps over the picture, brightness = {clabel} (full at "
+               f"{alt_text.number(vmax)}). "
+               + "; ".join(f"'{t}': {map_words(m, vmax)}"
+                           for m, t in zip(maps, titles)) + ".")
     return fig

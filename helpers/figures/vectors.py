@@ -7,6 +7,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import Normalize
 
+from helpers.figures import alt as alt_text
 from helpers.figures.common import (
     AttentionFigure,
     _empty_message,
@@ -71,6 +72,8 @@ def vector_view(
             ax.set_xlim(-0.6, d - 0.4)
             _token_ticks(ax, "x", names)
         fig.colorbar(_scalar_mappable(norm, cmap), ax=ax, label=colorbar_label)
+        fig.alt = (f"{title}. " + alt_text.bars(f"{colorbar_label} per feature",
+                                                names, V) + ".")
         return fig
     rows = _labels(labels, V.shape[0], "labels", V.shape)
     fig = _new_figure(
@@ -92,4 +95,8 @@ def vector_view(
         _token_ticks(ax, "x", names)
         _token_ticks(ax, "y", rows)
     fig.colorbar(mappable, ax=ax, label=colorbar_label)
+    fig.alt = (f"{title}. {V.shape[0]} vectors over {d} features, {colorbar_label} "
+               f"from {alt_text.number(finite.min() if finite.size else 0)} to "
+               f"{alt_text.number(finite.max() if finite.size else 0)}. Largest "
+               f"entries of each: " + alt_text.features(V, rows, names))
     return fig
