@@ -58,6 +58,8 @@ __all__ = [
     "probe_scores",
     "train",
     "save",
+    "as_model",
+    "tokenizer",
     "symbols",
     "write_tokenizer",
 ]
@@ -83,6 +85,7 @@ RECIPE = {
     "betas": (0.9, 0.98),
     "weight_decay": 0.01,
     "clip": 1.0,         # global gradient norm
+    "wpe_std": 0.01,     # the position embeddings' initial scale
     "alphabet": (6, 24),  # words per Markov window
     "follow": 0.65,      # chance that a word is followed by its successor
     "phase2_from": 11000,  # from here: a share of plain repeats, chains tighter
@@ -92,14 +95,16 @@ RECIPE = {
 
 
 # -- the model --------------------------------------------------------------------
-def init_params(config=None, seed: int = 0, dtype=np.float32) -> dict:
+def init_params(config=None, seed: int = 0, dtype=np.float32,
+                wpe_std: float = 0.01) -> dict:
     """GPT-2's initialisation: embeddings and ``c_attn`` N(0, 0.02) (positions
-    0.01), ``c_proj`` N(0, 0.02 / sqrt(2 n_layer)), biases 0, LayerNorm gains 1."""
+    N(0, ``wpe_std``)), ``c_proj`` N(0, 0.02 / sqrt(2 n_layer)), biases 0,
+    LayerNorm gains 1."""
     c = dict(CONFIG, **(config or {}))
     d, V, L = c["n_embd"], c["vocab_size"], c["n_layer"]
     rng = np.random.default_rng(seed)
     p = {"wte.weight": rng.normal(0, 0.02, (V, d)),
-         "wpe.weight": rng.normal(0, 0.01, (c["n_positions"], d))}
+         "wpe.weight": rng.normal(0, wpe_std, (c["n_positions"], d))}
     for i in range(L):
         p[f"h.{i}.ln_1.weight"], p[f"h.{i}.ln_1.bias"] = np.ones(d), np.zeros(d)
         p[f"h.{i}.attn.c_attn.weight"] = rng.normal(0, 0.02, (d, 3 * d))
@@ -325,6 +330,22 @@ def training_batch(rng, step: int, recipe, vocab: int = 128) -> np.ndarray:
     if late and r["phase2_repeats"]:
         for b in np.flatnonzero(rng.random(B) < r["phase2_repeats"]):
             out[b] = repeat_window(rng, T, vocab)
+    if step < r.get("skip_until", 0):  # pilot: rows with a rule on two back
+        rows = np.flatnonzero(rng.random(B) < r["skip_rows"])
+        out[rows] = skip_windows(rng, len(rows), T, vocab, r["skip"], r["seed"])
+    return out
+
+
+def skip_windows(rng, batch, T, vocab=128, p=0.5, seed=0):
+    """Pilot: random words where, with probability ``p``, a word is
+    ``rule[the word two before]`` (a fixed random permutation): only a head
+    that looks one back tells the next word. ``(batch, T)`` ids."""
+    rule = np.concatenate([[0], 1 + np.random.default_rng(seed).permutation(vocab - 1)])
+    out = rng.integers(1, vocab, size=(batch, T))
+    out[:, 0] = 0
+    use = rng.random((batch, T)) < p
+    for t in range(3, T):
+        out[:, t] = np.where(use[:, t], rule[out[:, t - 2]], out[:, t])
     return out
 
 
@@ -378,7 +399,7 @@ def train(recipe=None, *, callback=None, every: int = 250, params=None,
     cfg = dict(CONFIG, **(config or {}))
     H, V = cfg["n_head"], cfg["vocab_size"]
     if params is None:
-        params = init_params(cfg, seed=r["seed"])
+        params = init_params(cfg, seed=r["seed"], wpe_std=r["wpe_std"])
     opt = AdamW(params, r["betas"], r["weight_decay"], r["clip"])
     rng = np.random.default_rng(r["seed"] + 1)
     log, running, start = [], [], time.perf_counter()
@@ -424,7 +445,12 @@ def symbols(n: int = 127) -> list[str]:
 
 
 def write_tokenizer(path, vocab_size: int = 128) -> None:
-    """``tokenizer.json``: word level, id 0 ``<|endoftext|>``, ids 1.. the
+    """``tokenizer.json``: :func:`tokenizer`, saved."""
+    tokenizer(vocab_size).save(str(path))
+
+
+def tokenizer(vocab_size: int = 128):
+    """The word-level tokenizer: id 0 ``<|endoftext|>``, ids 1.. the
     :func:`symbols`, words split on whitespace."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
@@ -435,7 +461,17 @@ def write_tokenizer(path, vocab_size: int = 128) -> None:
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     tok.decoder = decoders.WordPiece(prefix="##")  # joins words with spaces
     tok.add_special_tokens(["<|endoftext|>"])
-    tok.save(str(path))
+    return tok
+
+
+def as_model(params, config=None):
+    """The trained ``params`` as a :class:`helpers.models.gpt.GPT` (no files
+    written): ``model.run(ids)``, ``ablate=...``, everything lesson 13 does
+    with ``data/induction/``'s model."""
+    from helpers.models import gpt
+
+    cfg = dict(CONFIG, **(config or {}))
+    return gpt.GPT(gpt2_tensors(params), hf_config(cfg), tokenizer(cfg["vocab_size"]))
 
 
 def hf_config(config=None) -> dict:
