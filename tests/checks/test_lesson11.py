@@ -119,6 +119,19 @@ def test_the_loss_solution_and_a_loop_pass(capsys):
     assert _verdict(checks.check_next_token_loss, _loss_loop, capsys)[0] is True
 
 
+def test_near_miss_losses_pass(capsys):
+    """Right answers written another way: float32 throughout, scipy-free
+    logsumexp by hand, a loop, a one-hot product averaged the right way."""
+    def float32(z, i):
+        return lesson11.next_token_loss(np.asarray(z, dtype=np.float32), i)
+
+    def one_hot(z, i):
+        return -(_logp(z)[:-1] * np.eye(z.shape[1])[i[1:]]).sum(axis=-1).mean()
+
+    for fn in (float32, one_hot, _loss_loop):
+        assert _verdict(checks.check_next_token_loss, fn, capsys)[0] is True
+
+
 def test_the_hand_worked_case_is_what_it_says():
     from helpers.checks import lesson11 as module
 
@@ -148,11 +161,22 @@ def test_the_hand_worked_case_is_what_it_says():
     (lambda z, i: np.zeros((2, 2)), "return one number"),
     (lambda z, i: 1.0, "expected 1.733 nats"),
     (_in_place, "changed its input logits in place"),
+    (lambda z, i: -(_logp(z)[:-1] * np.eye(z.shape[1])[i[1:]]).mean(),
+     "averaged over the vocabulary too"),
+    (lambda z, i: -(z[:-1] - np.log(np.exp(z[:-1] - z[:-1].max()).sum())
+                    - z[:-1].max())[np.arange(len(i) - 1), i[1:]].mean(),
+     "normalised over the whole array at once"),
+    (lambda z, i: np.median(-_targets(z, i)), "the median"),
+    (lambda z, i: -np.log(np.clip(softmax(z)[np.arange(len(i) - 1), i[1:]],
+                                  1e-12, 1)).mean(), "clipped the probabilities"),
+    (lambda z, i: -_targets(z / 0.8, i).mean(), "temperature (T = 0.8)"),
+    (lambda z, i: -_targets(z / 2.0, i).mean(), "temperature (T = 2)"),
 ])
 def test_the_loss_names_the_mistake(fn, words, capsys):
     out = _diagnosis(checks.check_next_token_loss, fn, capsys, words)
     if words not in ("overflows", "log-sum-exp", "Off by one: 3 tokens",
-                     "changed its input logits in place"):
+                     "changed its input logits in place", "the median",
+                     "clipped the probabilities"):
         assert "ids = [2, 3, 2]" in out  # the hand-worked case, shown
 
 
@@ -187,6 +211,50 @@ def _in_place(model, token, pos, cache):
     return logits, cache
 
 
+def _one_d(model, token, pos, cache):
+    h = model.wte[token] + model.wpe[pos]          # (192,): 1-D, not (1, 192)
+    for layer, (K, V) in enumerate(cache):
+        q, k, v = model.qkv(layer, h)
+        K, V = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
+        h = model.finish(layer, h, scaled_dot_product_attention(q, K, V)[0])
+    return model.unembed(h), cache
+
+
+def _append_axis(axis):
+    def decode_step(model, token, pos, cache):
+        h = model.wte[[token]] + model.wpe[[pos]]
+        new = []
+        for layer, (K, V) in enumerate(cache):
+            q, k, v = model.qkv(layer, h)
+            K = np.concatenate([K, k], axis=axis)
+            V = np.concatenate([V, v], axis=axis)
+            new.append((K, V))
+            h = model.finish(layer, h, scaled_dot_product_attention(q, K, V)[0])
+        return model.unembed(h[0]), new
+    return decode_step
+
+
+def _scaled(scale):
+    def decode_step(model, token, pos, cache):
+        h = model.wte[[token]] + model.wpe[[pos]]
+        new = []
+        for layer, (K, V) in enumerate(cache):
+            q, k, v = model.qkv(layer, h)
+            K, V = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
+            new.append((K, V))
+            w = softmax(q @ K.swapaxes(-1, -2) * scale(model))
+            h = model.finish(layer, h, w @ V)
+        return model.unembed(h[0]), new
+    return decode_step
+
+
+def _jittered(model, token, pos, cache):
+    """Right, but the cached rows come back 1e-12 off (float64 round trips)."""
+    logits, new = lesson11.decode_step(model, token, pos, cache)
+    return logits, [(K.astype(np.float64) + 1e-12, V.astype(np.float64) - 1e-12)
+                    for K, V in new]
+
+
 def _axis0(model, token, pos, cache):
     logits, new = lesson11.decode_step(model, token, pos, cache)
     return logits, [(np.concatenate([K[:, :-1], K[:1, :-1]], axis=0),
@@ -205,6 +273,8 @@ def test_the_step_solution_passes_also_with_an_explicit_model(capsys):
     assert _verdict(checks.check_decode_step, lesson11.decode_step, capsys,
                     model=gpt.load())[0] is True
     assert _verdict(checks.check_decode_step, _step(), capsys)[0] is True
+    for fn in (_jittered, _scaled(lambda m: 1 / np.sqrt(m.d_head))):
+        assert _verdict(checks.check_decode_step, fn, capsys)[0] is True
 
 
 @needs_gpt
@@ -226,6 +296,11 @@ def test_the_step_solution_passes_also_with_an_explicit_model(capsys):
     (_residual, "not logits"),
     (_in_place, "changed the cache it was given"),
     (_axis0, "along axis 0, the heads"),
+    (_one_d, "Your h is 1-D, shape (192,)"),
+    (_append_axis(0), "appended along the wrong axis"),
+    (_append_axis(2), "appended along the wrong axis"),
+    (_scaled(lambda m: 1.0), "not divided by sqrt(d_k)"),
+    (_scaled(lambda m: 1.0 / m.d_head), "divided by d_k, not by sqrt(d_k)"),
     (lambda model, token, pos, cache: lesson11.decode_step(model, token, pos,
                                                            cache)[0],
      "should return two things"),
@@ -329,6 +404,27 @@ def test_the_sampler_solution_and_variants_pass(capsys):
         assert _verdict(checks.check_top_k_sample, fn, capsys)[0] is True
 
 
+def _among_k_descending(logits, k, T, rng):
+    ids = np.argsort(logits)[::-1][:k]
+    return int(ids[rng.choice(k, p=softmax(logits[ids] / T))])
+
+
+def _by_hand_cdf(logits, k, T, rng):
+    p = gpt.top_k_probabilities(logits, k, T)
+    return int(min(np.searchsorted(np.cumsum(p), rng.random(), side="right"),
+                   len(p) - 1))
+
+
+def test_samplers_drawing_another_way_pass(capsys):
+    """Right samplers whose draws differ from rng.choice(len(p), p=p)'s: they
+    are judged by their frequencies, and said to be right."""
+    for fn in (_other_draw, _among_k_descending, _by_hand_cdf):
+        result, out = _verdict(checks.check_top_k_sample, fn, capsys)
+        assert result is True, out
+        if fn is not _by_hand_cdf:  # that one is rng.choice's own draw
+            assert "judged by the frequencies" in out, out
+
+
 @pytest.mark.parametrize("fn, words", [
     (_sampler(_t_after), "temperature came after the softmax"),
     (_sampler(_t_after_renormalised), "do not depend on T"),
@@ -344,7 +440,6 @@ def test_the_sampler_solution_and_variants_pass(capsys):
      "k off by one: you kept 5 tokens, not k = 4"),
     (_sampler(lambda z, k, T: _keep(z / T, z > np.sort(z)[-k])),
      "k off by one: you kept 9 tokens, not k = 10"),
-    (_other_draw, "not the draws of rng.choice(len(p), p=p)"),
     (lambda z, k, T, rng: gpt.top_k_probabilities(z, k, T), "the probabilities?"),
     (lambda z, k, T, rng: 0.5, "not a token id"),
     (lambda z, k, T, rng: len(z), "only 10 tokens"),
