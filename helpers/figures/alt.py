@@ -32,6 +32,8 @@ def number(value) -> str:
     value = float(value)
     if not np.isfinite(value):
         return "−∞" if value < 0 else "∞" if value > 0 else "not a number"
+    if abs(value) < 1e-12:  # a rounding error's leftover: say 0
+        return "0"
     if value == round(value) and abs(value) < 1e6:
         return str(abs(int(value)) if value == 0 else int(value))
     text = f"{value:.3g}"
@@ -225,13 +227,16 @@ def img_html(png_base64: str, alt: str) -> str:
 
 
 # -- what the figure functions say (they know what their numbers mean) -----
-def top_cells(values, row_labels=None, col_labels=None, k=3) -> str:
-    """The ``k`` largest cells of a grid: "'cat' → 'sat' 0.62, ..."."""
+def top_cells(values, row_labels=None, col_labels=None, k=3, *,
+              by_size=False) -> str:
+    """The ``k`` largest cells of a grid: "'cat' → 'sat' 0.62, ..."
+    (``by_size``: the largest in absolute value, signed values)."""
     data = np.ma.masked_invalid(np.ma.asarray(values, dtype=float))
     if data.ndim != 2 or data.count() == 0:
         return "no cells"
     flat = data.filled(-np.inf).ravel()
-    order = np.argsort(-flat, kind="stable")[:k]
+    size = np.abs(data.filled(0.0)).ravel() if by_size else flat
+    order = np.argsort(-size, kind="stable")[:k]
     m = data.shape[1]
     return ", ".join(f"{_label(row_labels, int(i) // m)} → "
                      f"{_label(col_labels, int(i) % m)} {number(flat[i])}"
@@ -308,7 +313,7 @@ def features(values, row_labels, col_labels, k=3) -> str:
     for i in _rows_to_tell(data.shape[0]):
         row = np.nan_to_num(data[i])
         order = [j for j in np.argsort(-np.abs(row), kind="stable")[:k]
-                 if row[j] != 0]
+                 if abs(row[j]) > 1e-9]
         top = ", ".join(f"{_label(col_labels, int(j))} {number(row[j])}"
                         for j in order) or "all zero"
         bits.append(f"{_label(row_labels, i)}: {top}")

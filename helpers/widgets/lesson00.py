@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from helpers.attention import scaled_dot_product_attention
+from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.policy import WEIGHT_SCALE
 from helpers.widgets.reading import _read
@@ -33,6 +34,17 @@ class _FirstTaste(SentenceExplorer):
             title="Who looks at whom (each row sums to 1)",
             xlabel="key: the word being looked at",
             ylabel="query: the word looking", **WEIGHT_SCALE)
+
+    def _picture_name(self):
+        return "Who looks at whom (the adjective head)"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        kind, habit = alt_text.habit(s.weights, s.tokens)
+        return (f"{self._picture_name()}, {len(s.tokens)} words, rows = the word "
+                f"looking, columns = the word looked at; {habit}. "
+                + alt_text.grid(s.weights, s.tokens, s.tokens))
 
 
 def first_taste(sentence=None):

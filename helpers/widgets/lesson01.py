@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from helpers import lexicon
+from helpers.figures import alt as alt_text
 from helpers.widgets import saving
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.reading import _read
@@ -43,6 +44,22 @@ class _EmbeddingExplorer(SentenceExplorer):
             title="Embedding matrix E: one row per token (red '?' = unknown word)",
             ylabel="token", vmin=0.0, vmax=1.0,
             row_colours=s._colours)
+
+    def _picture_name(self):
+        return "Embedding matrix E"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        text = (f"{self._picture_name()}: {len(s.tokens)} words × "
+                f"{len(lexicon.FEATURES)} features, values 0 to 1. The features "
+                "each word has (largest first): "
+                + alt_text.features(s.embedding, s.tokens, list(lexicon.FEATURES),
+                                    k=4))
+        if s.unknown:
+            text += (" Unknown words, all-zero rows marked '(?)' in red: "
+                     + ", ".join(f"'{w}'" for w in dict.fromkeys(s.unknown)) + ".")
+        return text
 
     def _csv_table(self):
         """For ``save``: one row per token, one column per feature."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from helpers import heads, lexicon
 from helpers.attention import softmax
+from helpers.figures import alt as alt_text
 from helpers.heads import sense_verdict
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.controls import _choose
@@ -72,6 +73,24 @@ class _WeightedSumExplorer(SentenceExplorer):
             list(lexicon.FEATURES), vmin=0.0, vmax=1.0,
             title=f"3. {label}' = sum of weight x vector;  {s.sense_note}")
         return k1 + k2 + k3
+
+    def _picture_name(self):
+        return "A word's new vector as a weighted sum"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        word = s.tokens[s.target]
+        feats = list(lexicon.FEATURES)
+        return (f"{self._picture_name()}, target word '{word}' (its bar and label "
+                f"orange and outlined). 1. Scores of '{word}' with every word: "
+                + alt_text.bars("scores", s.tokens, s.scores)
+                + ". 2. Softmax weights, summing to 1: "
+                + alt_text.bars("weights", s.tokens, s.weights)
+                + ". 3. Old and new vector, largest features: "
+                + alt_text.features(np.vstack([s._before, s.new_vector]),
+                                    [word, word + "'"], feats)
+                + f" {s.sense_note}.")
 
 
 def weighted_sum_explorer(sentence=None, token=None):

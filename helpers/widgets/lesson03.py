@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.attention import softmax
+from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.controls import _choose
 from helpers.widgets.engine import nice_limit
 from helpers.widgets.policy import BAR_HIGHLIGHT
 from helpers.widgets.reading import _read
 from helpers.widgets.toy import _head, _project, _sentence
-from helpers.widgets.panels import Bars, Heatmap
+from helpers.widgets.panels import MARK, Bars, Heatmap
 
 
 #: What each query/key slot of the adjective head reads (its three columns).
@@ -67,8 +68,11 @@ class _QKExplorer(SentenceExplorer):
         art.query.update(q[None, :], [f"query {label}"], [], vmin=-lim_q,
                          vmax=lim_q, title=f"Query of '{label}': what it looks for\n"
                          "(colours on their own scale; numbers written)")
-        k1 = art.keys.update(K, s.labels, slots, vmin=-lim_k, vmax=lim_k,
-                             title="Keys: what each token offers",
+        keys = [MARK + lab if i == s.target else lab
+                for i, lab in enumerate(s.labels)]
+        k1 = art.keys.update(K, keys, slots, vmin=-lim_k, vmax=lim_k,
+                             title="Keys: what each token offers "
+                                   "(\u25b6 orange: the query's own)",
                              xlabel="query/key slot (adjective head)",
                              row_colours=[BAR_HIGHLIGHT if i == s.target
                                             else "black" for i in range(len(s.labels))])
@@ -76,6 +80,23 @@ class _QKExplorer(SentenceExplorer):
         k2 = art.products.update(s.scores, s.labels, highlight=best,
                                  title=f"'{label}' . each key")
         return k1 + k2
+
+    def _picture_name(self):
+        return "One query against every key"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        word = s.tokens[s.target]
+        q = ", ".join(alt_text.number(v) for v in s.query_vector)
+        best = int(np.argmax(s.scores))
+        return (f"{self._picture_name()}: the query of '{word}' is ({q}) over "
+                f"the slots {', '.join(_SLOTS)}. Raw scores query · key, one bar "
+                f"per key: " + alt_text.bars("scores", s.tokens, s.scores)
+                + f". The highest, outlined, is '{s.tokens[best]}' "
+                f"{alt_text.number(s.scores[best])}; after softmax(scores / √d_k) "
+                f"it gets weight {alt_text.number(s.weights[best])}. Keys, one row "
+                "per token: " + alt_text.features(s.key_vectors, s.tokens, _SLOTS))
 
 
 def qk_explorer(sentence=None, token=None):

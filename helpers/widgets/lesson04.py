@@ -9,6 +9,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from helpers.attention import softmax
+from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.policy import WEIGHT_SCALE
 from helpers.widgets.reading import _read
@@ -75,6 +76,26 @@ class _PatternExplorer(SentenceExplorer):
             s.shown, s.labels, s.labels,
             title=f"Rows = queries, softmax along each row\nT = {s._T:.2f}, {how}",
             xlabel="key", ylabel="query (each row sums to 1)", **WEIGHT_SCALE)
+
+    def _picture_name(self):
+        return "Attention pattern with a temperature"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        how = "scores divided by √d_k" if s._scaled else "scores not scaled"
+        top = float(np.mean(np.max(s.weights, axis=1)))
+        n = len(s.tokens)
+        sharp = ("sharp: most rows put nearly all weight on one key" if top > 0.8
+                 else "flat: weight spread over many keys" if top < 1.5 / max(n, 1)
+                 + 0.1 else "in between")
+        drawn = ("drawn video style: keys are rows, each column is a query and "
+                 "sums to 1" if s._video else
+                 "rows = queries, each row sums to 1")
+        return (f"{self._picture_name()}: T = {alt_text.number(round(s._T, 2))}, "
+                f"{how}; {drawn}. The largest weight of a query is "
+                f"{alt_text.number(top)} on average ({sharp}; lower T sharpens, "
+                "higher T flattens). " + alt_text.grid(s.weights, s.tokens, s.tokens))
 
 
 def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_ROWS):

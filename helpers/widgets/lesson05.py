@@ -7,6 +7,7 @@ import numpy as np
 
 from helpers import heads, lexicon
 from helpers.attention import scaled_dot_product_attention
+from helpers.figures import alt as alt_text
 from helpers.heads import sense_name, sense_verdict
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.controls import _choose, fit_dropdown
@@ -137,6 +138,31 @@ class _UpdateExplorer(SentenceExplorer):
             art.sense.ax.set_xlabel(xlabel, fontsize=AXIS_SIZE)
         k2 = k2 + (xlabel,)
         return k1 + k2
+
+    def _picture_name(self):
+        return "Values flowing into one token"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        word = s.tokens[s.target]
+        feats = lexicon.feature_names()
+        cols = [feats[c] for c in s._cols]
+        flow = s._flowing[:, s._cols]
+        text = (f"{self._picture_name()}: '{word}', {s._head_name} head. Left, "
+                f"weight × value of each key in the {len(cols)} features the head "
+                "writes (red positive, blue negative, white 0): the keys it "
+                "listens to most: " + alt_text.bars("attention weights", s.tokens,
+                                                     s.weights)
+                + ". Largest entries: " + alt_text.top_cells(flow, s.tokens, cols,
+                                                             by_size=True)
+                + ". Their sum dE, largest features: "
+                + alt_text.features(s.dE[s._cols], ["dE"], cols))
+        if s._is_sense:
+            return text + f" Right, the nearest sense: {s.sense_note}."
+        return (text + " Right, the features of '" + word + "' that changed "
+                "most, before (E) and after (E'): "
+                + alt_text.features(s._cos, ["before", "after"], s._names))
 
 
 def update_explorer(sentence=None, token=None, head="sense"):

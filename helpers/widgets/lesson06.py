@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.collections import PatchCollection
+from matplotlib.patches import Rectangle
 
 from helpers import lexicon
 from helpers.attention import causal_mask, softmax
+from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.engine import nice_limit
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
@@ -39,6 +42,10 @@ class _MaskExplorer(SentenceExplorer):
         art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
                            cbar_rect=[0.83, 0.25, 0.03, 0.63],
                            cols=max(MAX_TOY_TOKENS, len(self._cols)))
+        # masked cells are hatched as well as grey (not by colour alone)
+        art.hatch = art.add(PatchCollection([], facecolor="none", edgecolor="0.3",
+                                            hatch="///", linewidth=0.0))
+        art.heat.ax.add_collection(art.hatch, autolim=False)
 
     def _compute(self):
         r = _read(self.sentence.value)
@@ -76,7 +83,7 @@ class _MaskExplorer(SentenceExplorer):
             cols, xlabel = s.labels, "key"
         title = {
             1: "Step 1: scores Q K^T / sqrt(d_k)",
-            2: "Step 2: masked scores (grey = -inf, a later token)"
+            2: "Step 2: masked scores (hatched grey = -inf, a later token)"
             if s._masked_on else "Step 2: masked scores (mask is off: nothing hidden)",
             3: "Step 3: softmax of each row (masked weights are exactly 0)",
             4: "Step 4: output dE = A V W_up (one row per token)",
@@ -87,7 +94,36 @@ class _MaskExplorer(SentenceExplorer):
                               xlabel=xlabel, ylabel="query", vmin=vmin, vmax=vmax,
                               features=s._step == 4)
         art.heat.cbar.set_label(clabel)
+        hidden = (np.argwhere(~np.isfinite(s.shown)) if s._step == 2
+                  else np.zeros((0, 2), int))
+        art.hatch.set_paths([Rectangle((j - 0.5, i - 0.5), 1, 1)
+                             for i, j in hidden])
         return key + (clabel,)
+
+    def _picture_name(self):
+        return "The causal mask, step by step"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        on = "causal mask on" if s._masked_on else "mask off"
+        t = s.tokens
+        allowed = np.isfinite(s.masked_scores)
+        if s._step == 1:
+            what = ("Step 1, the scores Q Kᵀ / √d_k before any mask: "
+                    + alt_text.grid(s.scores, t, t, what="score"))
+        elif s._step == 2:
+            what = ("Step 2, the masked scores (grey = −∞): "
+                    + alt_text.masked(s.scores, allowed, t, t))
+        elif s._step == 3:
+            what = ("Step 3, softmax of each row (masked weights exactly 0): "
+                    + alt_text.grid(np.where(allowed, s.weights, np.nan), t, t))
+        else:
+            feats = lexicon.feature_names()
+            cols = [feats[c] for c in self._cols]
+            what = ("Step 4, the output dE = A V W_up, one row per token: "
+                    + alt_text.features(s.output, t, cols))
+        return f"{self._picture_name()} ({on}). {what}"
 
 
 def mask_explorer(sentence=None, masked=True, step=3):

@@ -10,6 +10,7 @@ import numpy as np
 
 from helpers import heads
 from helpers.attention import attention_parameters, multi_head_attention
+from helpers.figures import alt as alt_text
 from helpers.widgets import saving
 from helpers.widgets.base import Explorer, SentenceExplorer, State, _empty_state
 from helpers.widgets.engine import label_width, set_text
@@ -92,6 +93,24 @@ class _MultiHeadExplorer(SentenceExplorer):
                      ylabel="query" if k == 0 else "", **WEIGHT_SCALE)
         return ("grid",)
 
+    def _picture_name(self):
+        return "Several heads on one sentence"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        t = s.tokens
+        if s._choice != _ALL:
+            k = s._names.index(s._choice)
+            return (f"{self._picture_name()}: head '{s._choice}' alone "
+                    f"({self._heads_list[k].description}); "
+                    + alt_text.habit(s.weights, t)[1] + ". "
+                    + alt_text.grid(s.weights, t, t))
+        return (f"{self._picture_name()}: all {len(s._names)} heads side by side, "
+                "one colour scale 0 to 1. "
+                + alt_text.heads(s.all_weights, [f"head '{n}'" for n in s._names],
+                                 t, t))
+
     def _csv_table(self):
         """For ``save``: all heads stacked under a ``head`` column of their
         names, or the one head's grid."""
@@ -121,7 +140,14 @@ def _about(n: int) -> str:
         if n >= size:
             x = n / size
             return f"about {x:.1f} {word}" if x < 10 else f"about {x:.0f} {word}"
-    return f"{n}"
+    return ""
+
+
+def _count(n: int) -> str:
+    """``6291456`` -> ``"6,291,456 (about 6.3 million)"``; ``4`` -> ``"4"``
+    (a count below a thousand needs no "about")."""
+    about = _about(n)
+    return f"{n:,} ({about})" if about else f"{n:,}"
 
 
 def _fit_value_labels(bars, values, hi):
@@ -186,9 +212,10 @@ class _ParameterCalculator(Explorer):
             f"value-up (d_k x d_model): {c['value_up']:,}",
             f"a square value map (d_model x d_model) would be {c['square_value']:,}"
             f" ({ratio:.3g} times one d_model x d_k matrix)",
-            f"per head (4 matrices): {c['per_head']:,} ({_about(c['per_head'])})",
-            f"per block ({h:,} heads): {c['per_block']:,} ({_about(c['per_block'])})",
-            f"all {L:,} layers: {c['total']:,} ({_about(c['total'])})",
+            f"per head (4 matrices): {_count(c['per_head'])}",
+            f"per block ({h:,} {'head' if h == 1 else 'heads'}): "
+            f"{_count(c['per_block'])}",
+            f"all {L:,} {'layer' if L == 1 else 'layers'}: {_count(c['total'])}",
         ]
 
     def _compute(self):
@@ -208,8 +235,8 @@ class _ParameterCalculator(Explorer):
             notes.append("d_k is larger than d_model: the low-rank value map is "
                          "then no smaller than a square one.")
         counts = attention_parameters(**vals)
-        lines = self._lines(counts, self.d_model.value, self.d_k.value,
-                            self.n_heads.value, self.n_layers.value)
+        lines = self._lines(counts, vals["d_model"], vals["d_k"],
+                            vals["n_heads"], vals["n_layers"])
         self.table.value = ("<pre style='line-height:1.35'>"
                             + html.escape("\n".join(lines)) + "</pre>")
         return State(notes=notes, counts=counts, lines=lines)
@@ -227,6 +254,17 @@ class _ParameterCalculator(Explorer):
             r.set_width(max(r.get_width() - 1.0, 0.0))
         _fit_value_labels(art.bars, values, hi)
         return key
+
+    def _picture_name(self):
+        return "Attention parameters (log scale)"
+
+    def _describe(self, s):
+        c = s.counts
+        settings = ", ".join(f"{name} {int(getattr(self, name).value or 1):,}"
+                             for name in ("d_model", "d_k", "n_heads", "n_layers"))
+        bars = "; ".join(f"{label} {c[key]:,}" for label, key in _BARS)
+        return (f"{self._picture_name()} for {settings}: one bar per count, the "
+                f"last (all layers) highlighted: {bars}.")
 
     def _csv_table(self):
         """For ``save``: every count of the bars, and the four settings."""

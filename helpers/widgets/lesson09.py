@@ -14,12 +14,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from helpers import lexicon, style, tinymodel
+from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state, mime_bundle
 from helpers.widgets.engine import display_label
 from helpers.widgets.policy import BAR_HIGHLIGHT, MAX_TOY_TOKENS, WEIGHT_SCALE
 from helpers.widgets.reading import _list_words
 from helpers.widgets.toy import _sentence
-from helpers.widgets.panels import Bars, Heatmap
+from helpers.widgets.panels import MARK, Bars, Heatmap
 
 
 @lru_cache(maxsize=1)
@@ -97,9 +98,12 @@ class _SenseExplorer(SentenceExplorer):
     def _paint(self, art, s):
         pred, t = s.prediction, s.prediction.target_index
         colours = [BAR_HIGHLIGHT if i == t else "black" for i in range(len(s.labels))]
-        k1 = art.heat.update(s.weights, s.labels, s.labels, xlabel="key",
+        rows = [MARK + lab if i == t else lab for i, lab in enumerate(s.labels)]
+        k1 = art.heat.update(s.weights, rows, s.labels, xlabel="key",
                              ylabel="query", row_colours=colours,
-                             title=f"Learned attention (head {s._head})",
+                             title=f"Learned attention (head {s._head})"
+                                   + ("" if t is None else
+                                      f"; \u25b6 orange: '{s.labels[t]}'"),
                              **WEIGHT_SCALE)
         if t is None:
             art.probs.set_visible(False)
@@ -109,6 +113,25 @@ class _SenseExplorer(SentenceExplorer):
                               highlight=int(np.argmax(s.probs)),
                               title=f"'{pred.target_word}': {s.sense} ({p:.0%})")
         return k1 + k2
+
+    def _picture_name(self):
+        return "The trained model's attention and its sense"
+
+    def _describe(self, s):
+        if s.empty:
+            return super()._describe(s)
+        pred, t = s.prediction, s.prediction.target_index
+        grid = alt_text.grid(s.weights, s.tokens, s.tokens)
+        if t is None:
+            return (f"{self._picture_name()}: no 'bank' or 'mole' in the sentence, "
+                    f"so no sense is chosen. Learned head {s._head}: {grid}")
+        row = np.asarray(s.weights[t], dtype=float)
+        probs = ", ".join(f"{name} {alt_text.number(round(float(p), 3))}"
+                          for name, p in zip(pred.sense_labels, s.probs))
+        return (f"{self._picture_name()}: '{pred.target_word}' is read as "
+                f"{s.sense} (probabilities {probs}). Its row of learned head "
+                f"{s._head} (marked ▶): "
+                + alt_text.bars("weights", s.tokens, row) + f". Whole pattern: {grid}")
 
     def _csv_table(self):
         """For ``save``: the learned pattern and, when the sentence has
@@ -208,8 +231,19 @@ class TrainingMonitor:
     def __repr__(self):
         return self._summary()
 
+    @property
+    def alt(self):
+        """The curve's text alternative: where the loss starts and ends."""
+        if not self.losses:
+            return f"{self.title}: not started ({self.n_steps} steps to go)."
+        curve = alt_text.series(" ".join(self.ylabel.split()), self.steps,
+                                self.losses)
+        return (f"{self.title}: step {self.steps[-1]} of {self.n_steps}. "
+                f"{curve}.")
+
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        return mime_bundle(self._summary(), self.image.value, self.widget)
+        return mime_bundle(self._summary(), self.image.value, self.widget,
+                           self.alt)
 
     def _ipython_display_(self, **kwargs):
         from IPython.display import display

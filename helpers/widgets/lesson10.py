@@ -19,6 +19,7 @@ from collections import OrderedDict
 import ipywidgets as widgets
 import numpy as np
 
+from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, load_or_explain
 from helpers.widgets.controls import fit_dropdown
 from helpers.widgets.engine import label_size
@@ -212,6 +213,28 @@ class _RealAttentionExplorer(SentenceExplorer):
         if state.empty:
             art.suptitle.set_visible(False)
         return super()._paint_all(art, state)
+
+    def _picture_name(self):
+        return "A real model's attention (all-MiniLM-L6-v2)"
+
+    def _describe(self, s):
+        if self.model is None:
+            return (f"{self._picture_name()}: no picture, the model is not on this "
+                    "computer. To see it, download the model once (lesson 10's "
+                    "first cells do it, about 90 MB) and run this cell again.")
+        if s.empty:
+            return super()._describe(s)
+        t, layer = s.tokens, s._layer
+        if s._choice != ALL_HEADS:
+            return (f"{self._picture_name()}, layer {layer}, head {s._choice}, "
+                    f"{len(t)} word pieces: "
+                    + alt_text.habit(s.weights, t)[1] + ". "
+                    + alt_text.grid(s.weights, t, t))
+        return (f"{self._picture_name()}, layer {layer}: all {self._n_heads} heads, "
+                f"{len(t)} word pieces. "
+                + alt_text.heads(s.all_weights,
+                                 [f"head {k}" for k in range(len(s.all_weights))],
+                                 t, t, k=2))
 
     def _summary(self):
         if self.model is None:

@@ -189,8 +189,17 @@ class Heatmap:
             start += count
 
 
+#: What marks the chosen token's label besides its colour (not by colour alone).
+MARK = "\u25b6 "
+#: Each series of bars after the first is hatched too, and outlined dark.
+HATCHES = (None, "///", "...")
+
+
 class Bars:
-    """Horizontal bars, one row per label (``series`` bars per row)."""
+    """Horizontal bars, one row per label (``series`` bars per row). The
+    series differ by hatching as well as colour (legend entries show both);
+    the highlighted bar is orange, outlined in black, and its label starts
+    with :data:`MARK`."""
 
     def __init__(self, art, rect, *, rows=MAX_TOY_TOKENS, series=1, xlabel="",
                  colours=(BAR, BAR_AFTER, "#21918c"), legend=None,
@@ -211,7 +220,10 @@ class Bars:
             row = []
             for i in range(rows):
                 r = Rectangle((0, i - 0.4 + k * height), 0, height,
-                              color=colours[k % len(colours)])
+                              facecolor=colours[k % len(colours)],
+                              hatch=HATCHES[k % len(HATCHES)],
+                              edgecolor="#222222" if k else "none",
+                              linewidth=0.6 if k else 0.0)
                 ax.add_patch(r)
                 row.append(art.add(r))
             self.bars.append(row)
@@ -235,7 +247,10 @@ class Bars:
                               transform=offset_copy(ax.transAxes, fig=fig, y=4,
                                                       units="points"))
         if legend:
-            handles = [Rectangle((0, 0), 1, 1, color=colours[k])
+            handles = [Rectangle((0, 0), 1, 1, facecolor=colours[k],
+                                 hatch=HATCHES[k % len(HATCHES)],
+                                 edgecolor="#222222" if k else "none",
+                                 linewidth=0.6 if k else 0.0)
                        for k in range(len(legend))]
             ax.legend(handles, legend, fontsize=AXIS_SIZE, loc="upper center",
                       bbox_to_anchor=(0.5, -0.16), frameon=False)
@@ -261,7 +276,8 @@ class Bars:
         dpi = self.ax.figure.dpi
         px = max(int(round(size * dpi / 72.0)), 1)
         room = float(int(self._room - 5 * dpi / 72.0))
-        labels = [fit_label(label, px, room) for label in labels]
+        labels = [fit_label(MARK + label if i == highlight else label, px, room)
+                  for i, label in enumerate(labels)]
         for k, row in enumerate(self.bars):
             for i, r in enumerate(row):
                 on = i < n and k < values.shape[0]
@@ -271,11 +287,19 @@ class Bars:
                     v = values[k, i] if np.isfinite(values[k, i]) else 0.0
                     r.set_width(v)
                     colour = self.colours[k % len(self.colours)]
-                    if highlight is not None and i == highlight and self.series == 1:
+                    lit = (highlight is not None and i == highlight
+                           and self.series == 1)
+                    if lit:
                         colour = BAR_HIGHLIGHT
-                    if getattr(r, "_attn_colour", None) != colour:
-                        r.set_color(colour)
-                        r._attn_colour = colour
+                    if getattr(r, "_attn_colour", None) != (colour, lit):
+                        r.set_facecolor(colour)
+                        if lit:  # a black frame: >= 3:1 on white and on orange
+                            r.set_edgecolor("black")
+                            r.set_linewidth(1.6)
+                        elif not k:
+                            r.set_edgecolor("none")
+                            r.set_linewidth(0.0)
+                        r._attn_colour = (colour, lit)
             if k < len(self.value_text):
                 for i, t in enumerate(self.value_text[k]):
                     on = i < n and k < values.shape[0]
