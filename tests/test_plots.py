@@ -285,7 +285,11 @@ def test_head_grid_writes_the_chosen_cells_only(A):
     first = [t.get_text() for t in panels[0].texts]
     assert first == [f"{A[1, 2]:.2f}"]
     assert [t.get_text() for t in panels[1].texts] == ["1.00"]
-    assert len(panels[0].patches) == 1  # one frame, none for cells out of range
+    # one frame (white inside black: >= 3:1 on any cell), none out of range
+    frame = panels[0].patches
+    assert len(frame) == 2
+    assert [p.get_edgecolor()[:3] for p in frame] == [(0, 0, 0), (1, 1, 1)]
+    assert frame[0].get_linewidth() > frame[1].get_linewidth()
 
 
 # ------------------------------------------------------------- vector view ---

@@ -18,7 +18,9 @@ from helpers.figures import alt as alt_text
 from helpers.images import BACKGROUND, COLOURS, GRID, PATCH
 from helpers.plots import AttentionFigure, short_label
 
-__all__ = ["FLOOR", "LIGHT", "MAP_MAX", "brightness", "map_words", "maps_view",
+__all__ = ["FLOOR", "LIGHT", "MAP_MAX", "brightness", "caption_words", "map_words",
+           "maps_words",
+           "maps_view",
            "overlay", "picture_view", "picture_words"]
 
 #: The colour scale of attention over the picture stops at this weight, not
@@ -137,6 +139,19 @@ def map_words(values, vmax=MAP_MAX) -> str:
     return text
 
 
+def caption_words(tokens, weights, shown, silent) -> str:
+    """Lesson 08's explorer in words: each caption word of ``shown`` (rows
+    of ``weights``, (n, 64)) with the patches it lights, then the silent ones."""
+    name = "Caption words looking at the picture"
+    if not len(tokens):
+        return f"{name}: no caption words, so only the picture is shown."
+    maps = np.asarray(weights, dtype=float)[list(shown)].reshape(-1, GRID, GRID)
+    return (f"{name}: the picture, then one panel per word that asks for "
+            "something, its patches lit by their weight (rows 0-7 from the top, "
+            "columns 0-7 from the left). "
+            + maps_words(maps, [tokens[i] for i in shown], silent=silent))
+
+
 def maps_view(pixels, maps, titles, *, vmax=MAP_MAX, cols=4, suptitle=None,
               clabel="attention weight (brightness)"):
     """Small multiples: each map (GRID, GRID) of ``maps`` (k, GRID, GRID),
@@ -172,7 +187,15 @@ def maps_view(pixels, maps, titles, *, vmax=MAP_MAX, cols=4, suptitle=None,
         fig.suptitle(suptitle, y=1 - 0.12 / H, va="top")
     fig.alt = ((f"{suptitle}. " if suptitle else "")
                + f"{k} maps over the picture, brightness = {clabel} (full at "
-               f"{alt_text.number(vmax)}). "
-               + "; ".join(f"'{t}': {map_words(m, vmax)}"
-                           for m, t in zip(maps, titles)) + ".")
+               f"{alt_text.number(vmax)}). " + maps_words(maps, titles, vmax))
     return fig
+
+
+def maps_words(maps, titles, vmax=MAP_MAX, silent=()) -> str:
+    """Each map of ``maps`` (k, GRID, GRID) in words (:func:`map_words`),
+    named by ``titles``; ``silent`` words asked for nothing (1/64 each)."""
+    text = " ".join(f"'{t}': {map_words(m, vmax)}." for m, t in zip(maps, titles))
+    if len(silent):
+        text += (f" Ask for nothing (every patch 1/{GRID * GRID}): "
+                 + ", ".join(f"'{w}'" for w in list(silent)[:8]) + ".")
+    return text

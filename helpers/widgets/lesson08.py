@@ -13,8 +13,7 @@ from matplotlib.transforms import offset_copy
 
 from helpers import images
 from helpers.attention import cross_attention
-from helpers.figures import alt as alt_text
-from helpers.figures.imageplots import LIGHT, MAP_MAX, brightness, map_words
+from helpers.figures.imageplots import LIGHT, MAP_MAX, brightness, caption_words
 from helpers.tokens import tokenize
 from helpers.widgets.base import Explorer, SentenceExplorer, State
 from helpers.widgets.controls import _sentence_box, _text_box
@@ -72,14 +71,6 @@ class _CrossExplorer(Explorer):
 
     def _picture_name(self):
         return "Cross-attention, French queries to English keys"
-
-    def _describe(self, s):
-        if s.empty:
-            return super()._describe(s)
-        return (f"{self._picture_name()}: each French (target) word's strongest "
-                "English (source) word. "
-                + alt_text.grid(s.weights, s.tokens, s.source_tokens,
-                                rows="French query", cols="English key"))
 
     def _summary(self):
         return (f"<cross_explorer: {len(self.target_tokens)} target x "
@@ -281,22 +272,8 @@ class _ImageExplorer(SentenceExplorer):
         return (f"Ask for nothing, so they look at every patch equally "
                 f"(1/{images.N_PATCHES} each): {words}{more}.")
 
-    def _picture_name(self):
-        return "Caption words looking at the picture"
-
     def _describe(self, s):
-        if not s.tokens:
-            return (f"{self._picture_name()}: no caption words, so only the "
-                    "picture is shown.")
-        parts = [f"{self._picture_name()}: the first panel is the picture, then "
-                 "one panel per word that asks for something, its patches lit by "
-                 "their weight (rows 0-7 from the top, columns 0-7 from the left)."]
-        parts += [f"'{s.tokens[i]}': {map_words(images.patch_grid(s.weights[i]))}."
-                  for i in s.shown]
-        if s.silent:
-            parts.append("Ask for nothing (every patch 1/64): "
-                         + ", ".join(f"'{w}'" for w in s.silent[:8]) + ".")
-        return " ".join(parts)
+        return caption_words(s.tokens, s.weights, s.shown, s.silent)
 
     def _summary(self):
         return (f"<image_explorer: {len(self.tokens)} caption words x "
