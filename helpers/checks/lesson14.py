@@ -1,0 +1,281 @@
+"""Lesson 14: the checkers of the fixed-size-memory exercises.
+
+* warm-up: the memory of a hybrid model for one sequence
+  (:func:`check_hybrid_bytes`): KV cache of the full-attention layers plus
+  the fixed state of the others;
+* core: one recurrent step of linear attention (:func:`check_linear_step`),
+  checked step by step from the right state, then over a whole sequence
+  against ``linear_attention(..., causal=True)``;
+* stretch: one step of the (gated) delta rule (:func:`check_delta_step`),
+  then a whole sequence against ``delta_rule``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.attention import delta_rule, linear_attention
+from helpers.checks._core import (
+    _SEED,
+    _Fail,
+    _as_array,
+    _call,
+    _checker,
+    _close,
+    _nonfinite,
+)
+
+__all__ = ["check_hybrid_bytes", "check_linear_step", "check_delta_step"]
+
+
+# ------------------------------------------ warm-up: a hybrid's memory ---
+
+#: (n_tokens, n_layers, interval, n_kv_heads, d_head, n_state_heads, d_k, d_v,
+#: bytes_per_value): the first gives every named mistake its own number; the
+#: second is Qwen3-Next-80B-A3B at 262,144 tokens (its config.json).
+HYBRID_CASES = (
+    (100, 8, 4, 2, 6, 3, 5, 7, 4),
+    (262_144, 48, 4, 2, 256, 32, 128, 128, 2),
+    (10, 4, 2, 1, 4, 2, 3, 3, 1),
+)
+
+
+def reference_hybrid_bytes(n_tokens, n_layers, interval, n_kv_heads, d_head,
+                           n_state_heads, d_k, d_v, bytes_per_value=2):
+    """KV cache of the full-attention layers (one in ``interval``) plus the
+    fixed state of the others, in bytes, for one sequence."""
+    full = n_layers // interval
+    cache = 2 * full * n_kv_heads * d_head * bytes_per_value * n_tokens
+    state = (n_layers - full) * n_state_heads * d_k * d_v * bytes_per_value
+    return cache + state
+
+
+def hybrid_mistakes(n, L, i, g, dh, hs, dk, dv, b):
+    """The named mistakes of the hybrid calculator: [(bytes, why)]."""
+    full, lin = L // i, L - L // i
+    cache = 2 * full * g * dh * b * n
+    state = lin * hs * dk * dv * b
+    return [
+        (cache + state * n, "you multiplied the state by the number of tokens: the "
+         "state has a fixed size, the same at every length; only the KV cache grows "
+         "with the tokens"),
+        (2 * L * g * dh * b * n + L * hs * dk * dv * b, "you counted every layer "
+         "twice, once with a KV cache and once with a state: a layer is either full "
+         "attention (n_layers // interval of them) or a fixed-state layer (the rest)"),
+        (2 * L * g * dh * b * n + state, "every layer got a KV cache: only one layer "
+         "in `interval` is full attention"),
+        (cache // 2 + state, "the KV cache holds a key AND a value per head and "
+         "token: multiply by 2"),
+        (cache + 2 * state, "the state has no factor 2: it is one d_k x d_v matrix "
+         "per head, not a key and a value"),
+        (cache, "the fixed state is missing: the other layers each keep "
+         "n_state_heads matrices of d_k x d_v numbers"),
+        (state, "the KV cache of the full-attention layers is missing"),
+        ((cache + state) // b, "that counts numbers, not bytes: multiply by "
+         "bytes_per_value"),
+    ]
+
+
+@_checker("the memory of a hybrid model")
+def check_hybrid_bytes(fn, name):
+    """Check ``fn(n_tokens, n_layers, interval, n_kv_heads, d_head,
+    n_state_heads, d_k, d_v, bytes_per_value) -> bytes`` for one sequence."""
+    arg_names = ("n_tokens", "n_layers", "interval", "n_kv_heads", "d_head",
+                 "n_state_heads", "d_k", "d_v", "bytes_per_value")
+    for case in HYBRID_CASES:
+        result, _ = _call(fn, name, arg_names, *case)
+        got = _as_array(result, f"What your {name} returns")
+        if got.size != 1:
+            raise _Fail(f"Your {name} returned an array of shape {got.shape}; "
+                        "return one number, the bytes of one sequence.")
+        got = float(got.reshape(()))
+        expected = reference_hybrid_bytes(*case)
+        if got == expected:
+            continue
+        label = ", ".join(f"{a}={v:,}" for a, v in zip(arg_names, case))
+        for wrong, why in hybrid_mistakes(*case):
+            if got == wrong and wrong != expected:
+                raise _Fail(f"For {label} you gave {got:,.6g}: {why}. "
+                            f"Expected {expected:,}.")
+        raise _Fail(f"For {label} you gave {got:,.6g}; expected {expected:,}: "
+                    "2 x (n_layers // interval) x n_kv_heads x d_head x bytes x "
+                    "n_tokens for the cache, plus (the other layers) x "
+                    "n_state_heads x d_k x d_v x bytes for the state.")
+    q3 = reference_hybrid_bytes(*HYBRID_CASES[1])
+    return (f"{name} gives {q3 / 2**30:.2f} GiB for Qwen3-Next-80B-A3B at 262,144 "
+            "tokens, of which the 36 state layers hold 36 MiB at every length.")
+
+
+# ------------------------------- core: one step of linear attention ---
+
+def reference_linear_step(S, z, q, k, v):
+    """Write first, then read: S + k^T v, z + k, o = q S' / (q . z')."""
+    S_new = S + np.outer(k, v)
+    z_new = z + k
+    return (q @ S_new) / (q @ z_new), S_new, z_new
+
+
+def _linear_wrong(S, z, q, k, v):
+    S_new, z_new = S + np.outer(k, v), z + k
+    return {
+        "you forgot the normaliser: divide the read-out q S_new by q . z_new (the "
+        "same weights as the parallel form, whose rows sum to 1)":
+            ((q @ S_new), S_new, z_new),
+        "you read the state before writing this token: update S and z first, "
+        "then read, so that the token sees itself (the diagonal of the causal "
+        "mask)": ((q @ S) / (q @ z) if q @ z else q @ S, S_new, z_new),
+        "you read before writing, and without the normaliser: update S and z "
+        "first, then o = q S_new / (q . z_new)": (q @ S, S_new, z_new),
+        "the normaliser z was not updated: z_new = z + k":
+            ((q @ S_new) / (q @ z_new), S_new, z),
+        "the normaliser z was not updated, and the read divides by the old z: "
+        "z_new = z + k, then o = q S_new / (q . z_new)":
+            ((q @ S_new) / (q @ z), S_new, z),
+        "you divided by the sum of q, not by q . z_new": (
+            (q @ S_new) / q.sum(), S_new, z_new),
+    }
+
+
+def _unpack_three(result, name, shapes, names):
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        raise _Fail(f"Your {name} should return three things: ({', '.join(names)}).")
+    out = []
+    for value, shape, what in zip(result, shapes, names):
+        arr = _as_array(value, f"{what} (what your {name} returns)").astype(float)
+        if arr.shape != shape:
+            if what == "S_new" and arr.shape == shape[::-1]:
+                raise _Fail(f"Your S_new has shape {arr.shape}, expected {shape}: "
+                            "the outer product is transposed. The state is "
+                            "k^T v, (d_k, 1) @ (1, d_v): np.outer(k, v), keys "
+                            "along the rows.")
+            raise _Fail(f"Your {what} has shape {arr.shape}, expected {shape}.")
+        out.append(arr)
+    return out
+
+
+def _steps(seed, n, d, d_v, positive=True):
+    rng = np.random.default_rng(seed)
+    Q, K = rng.standard_normal((2, n, d))
+    if positive:  # the features phi(q), phi(k) of elu + 1 are all positive
+        Q, K = np.where(Q > 0, Q + 1, np.exp(Q)), np.where(K > 0, K + 1, np.exp(K))
+    return Q, K, rng.standard_normal((n, d_v))
+
+
+@_checker("one step of linear attention")
+def check_linear_step(fn, name):
+    """Check ``fn(S, z, q, k, v) -> (o, S_new, z_new)``: ``q`` and ``k`` are
+    features (already through phi), ``S`` (d, d_v), ``z`` (d,); every step
+    starts from the right state, and the outputs of a whole sequence must be
+    causal linear attention."""
+    d, d_v, n = 3, 2, 5
+    Q, K, V = _steps(_SEED, n, d, d_v)
+    S, z, outs = np.zeros((d, d_v)), np.zeros(d), []
+    for t in range(n):
+        args = (S, z, Q[t], K[t], V[t])
+        result, _ = _call(fn, name, ("S", "z", "q", "k", "v"), *args)
+        got = _unpack_three(result, name, ((d_v,), (d, d_v), (d,)),
+                            ("o", "S_new", "z_new"))
+        want = reference_linear_step(*args)
+        if all(_close(g, w) for g, w in zip(got, want)):
+            S, z = want[1], want[2]
+            outs.append(want[0])
+            continue
+        step = f"At token {t}"
+        if any(_nonfinite(g) for g in got):
+            raise _Fail(f"{step} your result has NaN or inf: at the first token "
+                        "z is still 0, so dividing by q . z before the update "
+                        "divides by 0. Write first, then read.")
+        with np.errstate(all="ignore"):
+            wrongs = _linear_wrong(*args)
+        for why, wrong in wrongs.items():
+            if all(_close(g, w) for g, w in zip(got, wrong)):
+                raise _Fail(f"{step}: {why}.")
+        for g, w, what in zip(got, want, ("o", "S_new", "z_new")):
+            if not _close(g, w):
+                raise _Fail(f"{step} {what} is off by up to {np.abs(g - w).max():.3g}:"
+                            " S_new = S + np.outer(k, v), z_new = z + k, o = q @ "
+                            "S_new / (q @ z_new).")
+    ident = np.array(outs)
+    if not _close(ident, linear_attention(Q, K, V, causal=True,
+                                          feature_map=lambda x: x)):  # pragma: no cover
+        raise _Fail("Step by step your outputs are not causal linear attention.")
+    return (f"{name} writes k^T v into the state, then reads; over {n} tokens "
+            "it gives exactly linear_attention(..., causal=True).")
+
+
+# ------------------------------------- stretch: one delta-rule step ---
+
+def reference_delta_step(S, k, v, beta, alpha=1.0):
+    """Read what S holds for k, erase a share beta of it, forget by alpha,
+    write beta v."""
+    old = k @ S
+    return alpha * (S - beta * np.outer(k, old)) + beta * np.outer(k, v)
+
+
+def _delta_wrong(S, k, v, beta, alpha):
+    old = k @ S
+    return {
+        "the sign is wrong: the old value is SUBTRACTED, S - beta k^T (k S), "
+        "so that what the key reads becomes the new value":
+            alpha * (S + beta * np.outer(k, old)) + beta * np.outer(k, v),
+        "the old value was not subtracted: that is linear attention's update, "
+        "which adds the new pair to whatever the key already reads":
+            alpha * S + beta * np.outer(k, v),
+        "beta is missing from the erase: S - beta k^T (k S)":
+            alpha * (S - np.outer(k, old)) + beta * np.outer(k, v),
+        "beta is missing from the write: + beta k^T v":
+            alpha * (S - beta * np.outer(k, old)) + np.outer(k, v),
+        "beta is missing: it scales both the erase and the write":
+            alpha * (S - np.outer(k, old)) + np.outer(k, v),
+        "the gate alpha multiplies only the old state (after the erase), not "
+        "the new write: alpha (S - beta k^T (k S)) + beta k^T v":
+            alpha * (S - beta * np.outer(k, old) + beta * np.outer(k, v)),
+        "the gate alpha is missing: multiply the erased old state by alpha":
+            S - beta * np.outer(k, old) + beta * np.outer(k, v),
+    }
+
+
+@_checker("one step of the delta rule")
+def check_delta_step(fn, name):
+    """Check ``fn(S, k, v, beta, alpha) -> S_new``: ``S`` (d_k, d_v), ``k``
+    (d_k,), ``v`` (d_v,), numbers ``beta`` and ``alpha``; then a whole
+    sequence against ``delta_rule``."""
+    d, d_v, n = 3, 2, 6
+    rng = np.random.default_rng(_SEED + 14)
+    K = rng.standard_normal((n, d))
+    K /= np.linalg.norm(K, axis=1, keepdims=True)
+    V = rng.standard_normal((n, d_v))
+    betas, alphas = rng.uniform(0.3, 0.9, n), rng.uniform(0.6, 0.95, n)
+    S = np.zeros((d, d_v))
+    for t in range(n):
+        args = (S, K[t], V[t], float(betas[t]), float(alphas[t]))
+        result, _ = _call(fn, name, ("S", "k", "v", "beta", "alpha"), *args)
+        got = _as_array(result, f"What your {name} returns").astype(float)
+        if got.shape == (d_v, d):
+            raise _Fail(f"Your S_new has shape {got.shape}, expected {(d, d_v)}: the "
+                        "outer products are transposed; the state is k^T v, "
+                        "np.outer(k, v), keys along the rows.")
+        if got.shape != (d, d_v):
+            raise _Fail(f"Your S_new has shape {got.shape}, expected {(d, d_v)}.")
+        want = reference_delta_step(*args)
+        if _close(got, want):
+            S = want
+            continue
+        step = f"At token {t} (beta = {betas[t]:.2f}, alpha = {alphas[t]:.2f})"
+        if t == 0:
+            step += ", starting from S = 0"
+        for why, wrong in _delta_wrong(*args).items():
+            if _close(got, wrong):
+                raise _Fail(f"{step}: {why}.")
+        raise _Fail(f"{step} S_new is off by up to {np.abs(got - want).max():.3g}: "
+                    "old = k @ S; S_new = alpha * (S - beta * np.outer(k, old)) + "
+                    "beta * np.outer(k, v).")
+    whole = delta_rule(K, K, V, betas, alphas)[1]
+    if not _close(S, whole):  # pragma: no cover
+        raise _Fail("Step by step your state is not the delta rule's.")
+    # the overwrite, in words: the same key twice with beta = 1
+    k, v1, v2 = np.array([1.0, 0.0, 0.0]), np.array([2.0, 0.0]), np.array([5.0, 0.0])
+    S1 = _as_array(fn(np.zeros((3, 2)), k, v1, 1.0, 1.0), "S").astype(float)
+    S2 = _as_array(fn(S1, k, v2, 1.0, 1.0), "S").astype(float)
+    return (f"{name} reads, erases and writes; the same key written with 2, then 5, "
+            f"reads back {float((k @ S2)[0]):g} (linear attention would read 7).")
