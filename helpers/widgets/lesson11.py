@@ -2,11 +2,13 @@
 
 :func:`gpt_explorer` shows one head's attention (or a layer's 6; rows are
 queries, the masked future grey) beside the likeliest next tokens at the
-chosen temperature and top-p; Generate continues the prompt (the box grows,
-the message repeats what was added). Labels show ``" the"`` as ``·the``, a
-line break as ``↵``, the start token as ``⟨bos⟩``. The model loads once per
-session and recent runs are kept, so other settings only redraw; without
-the model files the explorer says why in one sentence.
+chosen temperature, top-k 40 (what Generate draws from) and top-p, only the
+tokens that can be drawn (p > 0); Generate continues the prompt (the box
+keeps its height and scrolls; the message repeats what was added). Labels
+show ``" the"`` as ``·the``, a line break as ``↵``, the start token as
+``⟨bos⟩``; in the bars punctuation is named (``", comma"``). The model loads
+once per session and recent runs are kept, so other settings only redraw;
+without the model files the explorer says why in one sentence.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from helpers.widgets.policy import WEIGHT_SCALE
 from helpers.widgets.panels import Bars, FastHeatmap
 
 MAX_SHOWN = 32  # tokens drawn, the last ones (the message says when trimmed)
+ALL_HEADS_SHOWN = 12  # in the all-heads grid: few enough to label every one
 TOP_K_SHOWN = 8  # next tokens in the bar panel
-GENERATE_TOKENS, GENERATE_TOP_K = 20, 40
-MAX_ROWS, CHARS_PER_ROW = 14, 80  # the prompt box grows up to MAX_ROWS lines
+GENERATE_TOKENS, GENERATE_TOP_K = 20, 40  # the bars use the same top-k
+PROMPT_ROWS = 5  # the prompt box's fixed height, in lines (it scrolls)
 ALL_HEADS = "all 6 heads"
 BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩
 _DEFAULT_PROMPT = ("ROMEO:\nBut soft, what light through yonder window breaks?\n"
@@ -86,10 +89,17 @@ def _thin(labels, pitch_px, size_pt, dpi):
                   for i, lab in enumerate(labels)]
 
 
-def _rows_for(text):
-    """Lines the prompt box needs to show ``text`` whole (3 to MAX_ROWS)."""
-    need = sum(max(1, math.ceil(len(ln) / CHARS_PER_ROW)) for ln in text.split("\n"))
-    return min(max(3, need), MAX_ROWS)
+_NAMED = {",": "comma", ".": "full stop", ";": "semicolon", ":": "colon",
+          "!": "exclamation", "?": "question", "'": "apostrophe", "-": "hyphen",
+          '"': "quote", "\n": "line break", "\n\n": "2 line breaks", " ": "space"}
+
+
+def bar_label(piece: str) -> str:
+    """A bar's label: :func:`token_label`, with punctuation and white space
+    named, so that ``,`` and ``.`` differ at a glance ("``, comma``")."""
+    name = _NAMED.get(str(piece).lstrip(" ")) if str(piece).strip(" ") else "space"
+    label = token_label(piece)
+    return f"{label} {name}" if name else label
 
 
 def _masked(weights):
@@ -113,7 +123,7 @@ class _GPTExplorer(Explorer):
         self._runs = OrderedDict()
         self._clicks = 0  # the seed of the next generation
         self.prompt = widgets.Textarea(value=str(prompt), description="Prompt:",
-                                       rows=_rows_for(str(prompt)),
+                                       rows=PROMPT_ROWS,
                                        layout=widgets.Layout(width="46em"),
                                        style={"description_width": "initial"})
         self.prompt.add_class("attn-sentence")
@@ -183,11 +193,11 @@ class _GPTExplorer(Explorer):
                          probs=np.zeros(0), top=[])
         run = self._run(text)
         T, layer, top_p = self._temperature(), int(self.layer.value), self._top_p()
-        probs = gpt.top_k_probabilities(run.logits[-1], None, T, top_p)
+        probs = gpt.top_k_probabilities(run.logits[-1], GENERATE_TOP_K, T, top_p)
         order = np.argsort(-probs, kind="stable")[:TOP_K_SHOWN]
-        top = [(self.model.piece(i), float(probs[i])) for i in order]
+        top = [(self.model.piece(i), float(probs[i])) for i in order if probs[i] > 0]
         n = len(run.ids)
-        shown = min(n, MAX_SHOWN)
+        shown = min(n, ALL_HEADS_SHOWN if choice == ALL_HEADS else MAX_SHOWN)
         A = run.attention[layer][:, n - shown:, n - shown:]
         notes = self._notes(text, run, shown)
         tokens = list(run.tokens[n - shown:])
@@ -209,8 +219,9 @@ class _GPTExplorer(Explorer):
             (run.n_cut, f"The model reads at most {self.model.context} tokens "
              f"({BOS_LABEL} included): the first {run.n_cut} tokens of the prompt "
              "were cut."),
-            (shown < n, f"The picture shows the last {shown} of the {n} tokens; "
-             "weight on earlier tokens is not drawn."),
+            (shown < n, f"The picture shows the last {shown} of the {n} tokens"
+             + (f" (one head at a time shows {MAX_SHOWN})" if shown < MAX_SHOWN
+                else "") + "; weight on earlier tokens is not drawn."),
             (any("\ufffd" in t for t in pieces), "Some characters (emoji, many "
              "symbols) take several byte tokens: a token holding part of one is "
              "shown as \ufffd."),
@@ -248,11 +259,43 @@ class _GPTExplorer(Explorer):
                          ylabel="query" if first_col else "", **WEIGHT_SCALE)
         best = max([p for _, p in s.top] or [0.0])
         cut = f", top-p {s._p:.2f}" if s._p else ""
-        art.bars.update([p for _, p in s.top], [token_label(t) for t, _ in s.top],
-                        title=f"next token after '{s.labels[-1]}' (T = {s._T:.2f}"
-                        f"{cut})", xlim=(0.0, min(1.0, max(0.05, 1.25 * best))),
-                        fmt="{:.3f}")
-        return ("single",) if single else ("grid",)
+        # the axis moves in steps of 0.05 and is part of the key: never stale
+        right = min(1.0, max(0.05, math.ceil(25 * best - 1e-9) / 20))
+        key = art.bars.update(
+            [p for _, p in s.top], [bar_label(t) for t, _ in s.top],
+            title=f"next token after '{s.labels[-1]}'\n(T = {s._T:.2f}, top-k "
+            f"{GENERATE_TOP_K}{cut}, as Generate)", xlim=(0.0, right), fmt="{:.3f}")
+        return (("single",) if single else ("grid",)) + tuple(key)
+
+    def _picture_name(self):
+        return "Small GPT: attention and the next token"
+
+    def _describe(self, s):
+        """Prompt, the bars as drawn, the head shown and its strongest keys."""
+        from helpers.figures.alt import number
+
+        if s.empty:
+            return f"{self._picture_name()}: empty. {s.placeholder}."
+        text = "".join(token_label(t) for t in s.tokens)[-60:]
+        bars = ", ".join(f"'{bar_label(t)}' {number(p)}" for t, p in s.top)
+        cut = f", top-p {s._p:.2f}" if s._p else ""
+        parts = [f"{self._picture_name()}. Prompt ends '{text}'. Next token "
+                 f"(T = {s._T:.2f}, top-k {GENERATE_TOP_K}{cut}), {len(s.top)} "
+                 f"bars: {bars}."]
+        keys = [token_label(t) for t in s.tokens]
+        if s._choice == ALL_HEADS:
+            best = [f"head {h}: '{keys[int(np.argmax(row[-1]))]}' "
+                    f"{number(row[-1].max())}" for h, row in enumerate(s._all)]
+            parts.append(f"Layer {s._layer}, all {len(best)} heads, last "
+                         f"{len(keys)} tokens; strongest key of the last query, "
+                         + "; ".join(best) + ".")
+        else:
+            row = np.asarray(s.weights)[-1]
+            top = np.argsort(-row, kind="stable")[:3]
+            parts.append(f"Layer {s._layer} head {s._choice}, last {len(keys)} "
+                         "tokens; the last query's strongest keys: " + ", ".join(
+                             f"'{keys[j]}' {number(row[j])}" for j in top) + ".")
+        return " ".join(parts)
 
     def _paint_all(self, art, state):
         art.suptitle.set_visible(not state.empty and state._choice == ALL_HEADS)
@@ -264,7 +307,7 @@ class _GPTExplorer(Explorer):
 
     def _on_generate(self, button=None):
         """Continue the prompt by GENERATE_TOKENS tokens (top-k 40 at the
-        sliders' T and top-p; the seed counts the clicks); the box grows."""
+        sliders' T and top-p, as the bars; the seed counts the clicks)."""
         if self.model is None:
             self._set_message(self.unavailable)
             return
@@ -274,8 +317,7 @@ class _GPTExplorer(Explorer):
                                     temperature=self._temperature(), seed=self._clicks,
                                     top_p=self._top_p())
             self._clicks += 1
-            self.prompt.rows = _rows_for(text + g.new_text)
-            self.prompt.value = text + g.new_text
+            self.prompt.value = text + g.new_text  # the box keeps its height
             self._set_message(f"{self.message} Added: \u201c"
                               f"{' '.join(g.new_text.split())}\u201d".strip())
         except Exception as exc:  # never escape a widget callback
@@ -293,7 +335,8 @@ def gpt_explorer(prompt=None, layer=0, head=ALL_HEADS, temperature=1.0, top_p=1.
     ``.prompt`` (``.sentence``), ``.layer``, ``.head`` (or "all 6 heads"),
     ``.temperature``, ``.top_p`` (1.0: every token), ``.generate`` (20 tokens,
     top-k 40). ``.tokens``: the last ``MAX_SHOWN``; ``.weights`` (n, n) or
-    (6, n, n); ``.probs``: softmax(logits / T) cut to the nucleus, (vocab,).
+    (6, n, n); ``.probs``: softmax(logits / T) over the top 40 (as Generate),
+    cut to the nucleus, (vocab,); ``.top``: the bars, only tokens with p > 0.
     """
     return _GPTExplorer(_DEFAULT_PROMPT if prompt is None else prompt, layer, head,
                         temperature, top_p)
