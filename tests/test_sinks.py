@@ -74,3 +74,27 @@ def test_held_out_windows(model):
     assert np.array_equal(W.ravel(), model.encode(text)[:3 * model.context])
     with pytest.raises(ValueError, match="at most"):
         sinks.held_out_windows(model, 10**4)
+
+
+def test_one_mask_per_layer_and_per_head(model):
+    """A list of masks is one per layer; the same mask in every layer is the
+    one-mask run; keep_in keeps the columns only where it is told to."""
+    ids = sinks.held_out_windows(model, 1, 30)[0]
+    window = sinks.keep_mask(30, 6)
+    one = sinks.run_with_mask(model, ids, window)
+    listed = sinks.run_with_mask(model, ids, [window] * model.n_layers)
+    assert np.allclose(one[0], listed[0]) and np.allclose(one[1], listed[1])
+    with pytest.raises(ValueError, match="one mask per layer"):
+        sinks.run_with_mask(model, ids, [window])
+    masks = sinks.keep_in(model, 30, 6, range(2), {(1, 5), 2})
+    _, A = sinks.run_with_mask(model, ids, masks)
+    first = A[..., 20:, :2].sum(axis=-1).min(axis=-1)   # (layers, heads)
+    assert np.all(first[1, 5] > 0) and np.all(first[2] > 0)
+    assert np.all(first[[0, 3]] == 0) and np.all(first[1, :5] == 0)
+
+
+def test_kept_share_by_hand():
+    A = np.zeros((1, 1, 3, 3))
+    A[0, 0] = [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]
+    assert np.allclose(sinks.kept_share(A, [1, 2], [0, 1]), [[(1.0 + 0.5) / 2]])
+    assert np.allclose(sinks.kept_share(A, [2], range(1)), [[0.2]])

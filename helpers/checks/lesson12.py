@@ -12,9 +12,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from helpers.attention import (
+    causal_mask,
     kv_cache_bytes,
     rope,
     scaled_dot_product_attention,
@@ -43,9 +46,11 @@ __all__ = [
 
 #: (n_layers, n_heads, n_kv_heads, d_head, bytes_per_value): real models and
 #: small cases; the query heads differ from the key/value heads where it
-#: matters, so that using the wrong ones shows.
+#: matters, so that using the wrong ones shows. In the first case every named
+#: mistake (``kv_mistakes``) gives its own number, the group size
+#: n_heads // n_kv_heads = 4 included (tests/checks/test_lesson12.py).
 KV_CASES = (
-    (3, 8, 2, 16, 4),      # first: every named mistake gives a different number
+    (5, 12, 3, 16, 4),     # first: every named mistake gives a different number
     (32, 32, 8, 128, 2),   # Llama-3-8B, fp16: 128 KiB
     (96, 96, 96, 128, 2),  # GPT-3 175B, fp16: about 4.7 MB
     (4, 6, 6, 32, 4),      # lesson 11's small GPT, float32: 6 KiB
@@ -53,10 +58,40 @@ KV_CASES = (
 )
 
 
+def _same(got, number) -> bool:
+    """``got`` is ``number`` up to rounding (1e-9 relative): 1.9999999999e3
+    from a float formula counts as 2,000."""
+    return math.isclose(got, number, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def kv_mistakes(L, h, g, d, b):
+    """The named mistakes of the KV-cache calculator: [(bytes, why)]."""
+    return [
+        (2 * L * h * d * b, "you used the query heads: only the key/value heads "
+         "are cached (n_kv_heads), which is all that grouped-query attention saves"),
+        (2 * L * (h // g) * d * b, "you used the group size, n_heads // n_kv_heads "
+         "(the query heads that share one key/value head): the cache holds one key "
+         "and one value per key/value head, so use n_kv_heads itself"),
+        (L * g * d * b, "that is the keys only: the cache holds a key AND a value "
+         "per head, so multiply by 2"),
+        (2 * g * d * b, "the layers are missing: every layer caches its own keys "
+         "and values"),
+        (2 * L * g * b, "d_head is missing: each cached key and value is a vector "
+         "of d_head numbers"),
+        (2 * L * g * d, "that counts numbers, not bytes: multiply by "
+         "bytes_per_value (2 for fp16, 4 for float32)"),
+        (16 * L * g * d * b, "that is bits: a byte is 8 bits, and bytes_per_value "
+         "is already in bytes"),
+        (4 * L * g * d * b, "you counted K and V twice: the factor is 2, one key "
+         "and one value"),
+    ]
+
+
 @_checker("the KV cache of one token")
 def check_kv_bytes_per_token(fn, name):
     """Check ``fn(n_layers, n_heads, n_kv_heads, d_head, bytes_per_value) ->
-    2 * n_layers * n_kv_heads * d_head * bytes_per_value`` (bytes)."""
+    2 * n_layers * n_kv_heads * d_head * bytes_per_value`` (bytes), up to
+    rounding."""
     for L, h, g, d, b in KV_CASES:
         result, _ = _call(fn, name, ("n_layers", "n_heads", "n_kv_heads", "d_head",
                                      "bytes_per_value"), L, h, g, d, b)
@@ -66,27 +101,12 @@ def check_kv_bytes_per_token(fn, name):
                         "return one number, the bytes per token.")
         got = float(got.reshape(()))
         expected = kv_cache_bytes(L, g, d, b)
-        if got == expected:
+        if _same(got, expected):
             continue
         label = (f"For n_layers={L}, n_heads={h}, n_kv_heads={g}, d_head={d}, "
                  f"bytes_per_value={b} you gave {got:,.6g}")
-        tries = (
-            (2 * L * h * d * b, "you used the query heads: only the key/value "
-             "heads are cached (n_kv_heads), which is all that grouped-query "
-             "attention saves"),
-            (L * g * d * b, "that is the keys only: the cache holds a key AND a "
-             "value per head, so multiply by 2"),
-            (2 * g * d * b, "the layers are missing: every layer caches its own "
-             "keys and values"),
-            (2 * L * g * d, "that counts numbers, not bytes: multiply by "
-             "bytes_per_value (2 for fp16, 4 for float32)"),
-            (16 * L * g * d * b, "that is bits: a byte is 8 bits, and "
-             "bytes_per_value is already in bytes"),
-            (4 * L * g * d * b, "you counted K and V twice: the factor is 2, "
-             "one key and one value"),
-        )
-        for wrong, why in tries:
-            if got == wrong and wrong != expected:
+        for wrong, why in kv_mistakes(L, h, g, d, b):
+            if _same(got, wrong) and wrong != expected:
                 raise _Fail(f"{label}: {why}. Expected {expected:,}.")
         raise _Fail(f"{label}; expected {expected:,} bytes: 2 (K and V) x "
                     "n_layers x n_kv_heads x d_head x bytes_per_value.")
@@ -122,13 +142,38 @@ def mla_mistakes(L, h, c, r, b):
         (L * (c + r), "that counts numbers, not bytes: multiply by bytes_per_value"),
         (8 * L * (c + r) * b, "that is bits: a byte is 8 bits, and bytes_per_value "
          "is already in bytes"),
+        (L * (c + 2 * r) * b, "you cached a RoPE value beside the RoPE key: RoPE "
+         "turns only keys (and queries), so one key of d_rope numbers is cached, "
+         "no value"),
+    ]
+
+
+def mla_rope_per_head(L, h, c, r, b):
+    """What caching a RoPE key per head gives with one more slip:
+    [(bytes, why)]. A RoPE key per head is n_heads * d_rope numbers where
+    MLA caches d_rope."""
+    per_head = ("you cached a RoPE key per head (n_heads x d_rope): there is "
+                "one per token, shared by all the heads")
+    return [  # (L * (c + h * r) * b, the mistake alone, is in mla_mistakes)
+        (L * (c + 2 * h * r) * b, per_head + ", and it is a key only, not a key and "
+         "a value"),
+        (2 * L * (c + h * r) * b, per_head + ", and there is no factor 2: the keys "
+         "and values are both made from the one latent"),
+        (L * h * r * b, per_head + ", and the latent itself (d_latent numbers) is "
+         "missing"),
+        ((c + h * r) * b, per_head + ", and the layers are missing: every layer "
+         "caches its own"),
+        (L * (c + h * r), per_head + ", and that counts numbers, not bytes: multiply "
+         "by bytes_per_value"),
+        (L * h * (c + h * r) * b, per_head + ", and a latent per head as well"),
     ]
 
 
 @_checker("the latent cache of one token")
 def check_mla_bytes_per_token(fn, name):
     """Check ``fn(n_layers, n_heads, d_latent, d_rope, bytes_per_value) ->
-    n_layers * (d_latent + d_rope) * bytes_per_value`` (bytes)."""
+    n_layers * (d_latent + d_rope) * bytes_per_value`` (bytes), up to
+    rounding."""
     for L, h, c, r, b in MLA_CASES:
         result, _ = _call(fn, name, ("n_layers", "n_heads", "d_latent", "d_rope",
                                      "bytes_per_value"), L, h, c, r, b)
@@ -138,12 +183,13 @@ def check_mla_bytes_per_token(fn, name):
                         "return one number, the bytes per token.")
         got = float(got.reshape(()))
         expected = L * (c + r) * b
-        if got == expected:
+        if _same(got, expected):
             continue
         label = (f"For n_layers={L}, n_heads={h}, d_latent={c}, d_rope={r}, "
                  f"bytes_per_value={b} you gave {got:,.6g}")
-        for wrong, why in mla_mistakes(L, h, c, r, b):
-            if got == wrong and wrong != expected:
+        named = mla_mistakes(L, h, c, r, b) + mla_rope_per_head(L, h, c, r, b)
+        for wrong, why in named:
+            if _same(got, wrong) and wrong != expected:
                 raise _Fail(f"{label}: {why}. Expected {expected:,}.")
         raise _Fail(f"{label}; expected {expected:,} bytes: n_layers x (d_latent + "
                     "d_rope) x bytes_per_value.")
@@ -327,10 +373,22 @@ def check_rope_attention(fn, name):
                         "so that their dot product (the score) depends on the "
                         "offset; the values carry content and stay as they are.")
 
-        def att(Qr, Kr):
-            return scaled_dot_product_attention(Qr, Kr, V)[1]
+        def att(Qr, Kr, mask=None, scale=None):
+            return scaled_dot_product_attention(Qr, Kr, V, mask=mask, scale=scale)[1]
 
+        Qr, Kr, causal = rope(Q), rope(K), causal_mask(n)
         tries = (
+            (att(Qr, Kr, mask=causal), "you added a causal mask: this exercise's "
+             "attention sees every key, as scaled_dot_product_attention(Q, K, V) "
+             "does without a mask; RoPE itself masks nothing"),
+            (att(Qr, Kr, scale=1.0), "the scores are not divided by sqrt(d): "
+             "scaled_dot_product_attention does that for you, or multiply Q K^T by "
+             "1 / sqrt(d) before the softmax"),
+            (att(Qr, Kr, mask=causal, scale=1.0), "you added a causal mask (this "
+             "exercise's attention sees every key) and left out the 1 / sqrt(d) "
+             "scale"),
+            (att(Qr, Kr, scale=1.0 / d), "the scores are divided by d; divide by "
+             "sqrt(d)"),
             (att(Q, K), "nothing is rotated: these are plain attention weights. "
              "Rotate Q and K with rope before the scores"),
             (att(rope(Q), K), "only Q is rotated: rotate K the same way, or the "
@@ -352,6 +410,11 @@ def check_rope_attention(fn, name):
              "you rotated the wrong way: the first of a pair becomes x cos - y "
              "sin, the second x sin + y cos"),
             (want_w.T, "your weights are transposed: rows are queries"),
+            (att(Q, K, mask=causal), "nothing is rotated, and you added a causal "
+             "mask: rotate Q and K with rope before the scores, and attend to every "
+             "key"),
+            (att(Q, K, scale=1.0), "nothing is rotated, and the 1 / sqrt(d) scale "
+             "is missing"),
         )
         for wrong, why in tries:
             if _close(w, wrong):

@@ -25,7 +25,7 @@ from helpers.attention import (causal_mask, scaled_dot_product_attention,
 from helpers.models.gpt import GPT, gelu, layer_norm
 
 __all__ = ["held_out_windows", "keep_mask", "next_token_loss", "run_with_mask",
-           "first_token_share"]
+           "first_token_share", "kept_share", "keep_in"]
 
 PASSAGE = Path(__file__).resolve().parents[2] / "data" / "held_out_twelfth_night.txt"
 
@@ -55,12 +55,21 @@ def keep_mask(n: int, w: int, keep=()) -> np.ndarray:
 def run_with_mask(model: GPT, ids, mask) -> tuple[np.ndarray, np.ndarray]:
     """The GPT's forward pass with ``mask`` in every layer instead of the
     causal mask: ``(logits (n, vocab), attention (n_layers, n_heads, n, n))``.
-    With ``causal_mask(n)`` it is ``model.run(ids)``."""
+    With ``causal_mask(n)`` it is ``model.run(ids)``.
+
+    ``mask`` is one ``(n, n)`` mask for every layer, or a list of masks, one
+    per layer, each ``(n, n)`` or ``(n_heads, n, n)`` (one per head), so that
+    a change can be tried in one layer or one head alone."""
     ids = np.asarray(ids, dtype=np.int64)
     n, d = len(ids), model.d_head
+    per_layer = isinstance(mask, (list, tuple))
+    masks = list(mask) if per_layer else [mask] * len(model.blocks)
+    if len(masks) != len(model.blocks):
+        raise ValueError(f"one mask per layer: {len(model.blocks)} masks, "
+                         f"got {len(masks)}")
     h = model.wte[ids] + model.wpe[:n]
     attention = []
-    for b in model.blocks:
+    for b, mask in zip(model.blocks, masks):
         x = layer_norm(h, b["ln_1.weight"], b["ln_1.bias"])
         qkv = x @ b["attn.c_attn.weight"] + b["attn.c_attn.bias"]  # (n, 3 d_model)
         q, k, v = qkv.reshape(n, 3, model.n_heads, d).transpose(1, 2, 0, 3)
@@ -89,3 +98,23 @@ def first_token_share(attention, rows) -> np.ndarray:
     first key (column 0)."""
     A = np.asarray(attention)
     return A[..., np.asarray(rows), 0].mean(axis=-1)
+
+
+def kept_share(attention, rows, keys) -> np.ndarray:
+    """``(n_layers, n_heads)``: the mean total weight the queries ``rows``
+    give the keys ``keys`` (for instance the four kept first tokens)."""
+    A = np.asarray(attention)[..., np.asarray(rows), :]
+    return A[..., np.asarray(list(keys))].sum(axis=-1).mean(axis=-1)
+
+
+def keep_in(model: GPT, n: int, w: int, keep, where) -> list:
+    """One mask per layer: a window of ``w`` everywhere, with the key columns
+    ``keep`` kept in view only where ``where`` says: a set of layers
+    (``{1}``) or of ``(layer, head)`` pairs (``{(1, 5)}``)."""
+    window, kept = keep_mask(n, w), keep_mask(n, w, keep=keep)
+    masks = []
+    for layer in range(len(model.blocks)):
+        heads = np.array([layer in where or (layer, head) in where
+                          for head in range(model.n_heads)])
+        masks.append(np.where(heads[:, None, None], kept, window))
+    return masks

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import checks
-from helpers.attention import rope, scaled_dot_product_attention
+from helpers.attention import causal_mask, rope, scaled_dot_product_attention, softmax
 from tools.solutions import lesson12
 
 
@@ -41,13 +41,36 @@ def test_the_solutions_pass(capsys):
     (lambda L, h, g, d, b=2: 2 * L * g * d, "counts numbers, not bytes"),
     (lambda L, h, g, d, b=2: 16 * L * g * d * b, "that is bits"),
     (lambda L, h, g, d, b=2: 4 * L * g * d * b, "K and V twice"),
-    (lambda L, h, g, d, b=2: L + g + d + b, "expected 768 bytes"),
+    (lambda L, h, g, d, b=2: 2 * L * (h // g) * d * b, "used the group size"),
+    (lambda L, h, g, d, b=2: 2 * L * h / g * d * b, "used the group size"),
+    (lambda L, h, g, d, b=2: 2 * L * g * b, "d_head is missing"),
+    (lambda L, h, g, d, b=2: L + g + d + b, "expected 1,920 bytes"),
     (lambda L, h, g, d, b=2: np.zeros(3), "return one number"),
 ])
 def test_kv_bytes_names_the_mistake(fn, words, capsys):
     result, out = _verdict(checks.check_kv_bytes_per_token, fn, capsys)
     assert result is False and out.startswith("Not quite:"), out
     assert words in out, out
+
+
+def test_kv_mistakes_all_differ_in_the_first_case():
+    # hand-worked: 2 x 5 layers x 3 kv heads x 16 x 4 bytes = 1,920; the group
+    # size is 12 // 3 = 4, not 3, 2 x 3 or 1, so each named mistake gives its
+    # own number there and the first case tells every one apart
+    from helpers.checks.lesson12 import KV_CASES, kv_mistakes
+
+    L, h, g, d, b = KV_CASES[0]
+    assert 2 * L * g * d * b == 1920 and h // g == 4
+    wrong = [w for w, _ in kv_mistakes(L, h, g, d, b)]
+    assert sorted(wrong) == sorted(set(wrong)) and 1920 not in wrong
+    assert wrong == [7680, 2560, 960, 384, 120, 480, 15360, 3840]
+
+
+def test_kv_bytes_accepts_near_misses(capsys):
+    for fn in (lambda L, h, g, d, b=2: 2.0 * L * g * d * b * (1 + 1e-12),
+               lambda L, h, g, d, b=2: np.float32(2 * L * g * d * b),
+               lambda L, h, g, d, b=2: L * g * d * b / 0.5):
+        assert _verdict(checks.check_kv_bytes_per_token, fn, capsys)[0] is True
 
 
 def test_kv_bytes_accepts_numpy_and_float_answers(capsys):
@@ -67,6 +90,13 @@ def test_kv_bytes_accepts_numpy_and_float_answers(capsys):
     (lambda L, h, c, r, b=2: (c + r) * b, "layers are missing"),
     (lambda L, h, c, r, b=2: L * (c + r), "counts numbers, not bytes"),
     (lambda L, h, c, r, b=2: 8 * L * (c + r) * b, "that is bits"),
+    (lambda L, h, c, r, b=2: L * (c + 2 * r) * b, "a RoPE value"),
+    (lambda L, h, c, r, b=2: L * (c + 2 * h * r) * b, "a RoPE key per head"),
+    (lambda L, h, c, r, b=2: 2 * L * (c + h * r) * b, "a RoPE key per head"),
+    (lambda L, h, c, r, b=2: L * h * r * b, "a RoPE key per head"),
+    (lambda L, h, c, r, b=2: (c + h * r) * b, "a RoPE key per head"),
+    (lambda L, h, c, r, b=2: L * (c + h * r), "a RoPE key per head"),
+    (lambda L, h, c, r, b=2: L * h * (c + h * r) * b, "a RoPE key per head"),
     (lambda L, h, c, r, b=2: L + c + r + b, "expected 192 bytes"),
     (lambda L, h, c, r, b=2: np.zeros(2), "return one number"),
 ])
@@ -79,13 +109,20 @@ def test_mla_bytes_names_the_mistake(fn, words, capsys):
 def test_mla_mistakes_all_differ_in_the_first_case():
     # hand-worked: 3 layers x (10 + 6) x 4 bytes = 192, and each named mistake
     # gives its own number there, so the first case tells them apart
-    from helpers.checks.lesson12 import MLA_CASES, mla_mistakes
+    from helpers.checks.lesson12 import MLA_CASES, mla_mistakes, mla_rope_per_head
 
     L, h, c, r, b = MLA_CASES[0]
     assert L * (c + r) * b == 192
-    wrong = [w for w, _ in mla_mistakes(L, h, c, r, b)]
+    named = mla_mistakes(L, h, c, r, b) + mla_rope_per_head(L, h, c, r, b)
+    wrong = [w for w, _ in named]
     assert sorted(wrong) == sorted(set(wrong)) and 192 not in wrong
-    assert wrong == [384, 120, 408, 768, 64, 48, 1536]
+    assert wrong == [384, 120, 408, 768, 64, 48, 1536, 264, 696, 816, 288, 136, 102,
+                     1632]
+
+
+def test_mla_bytes_accepts_near_misses(capsys):
+    fn = lambda L, h, c, r, b=2: L * (c + r) * b * (1 - 1e-12)  # noqa: E731
+    assert _verdict(checks.check_mla_bytes_per_token, fn, capsys)[0] is True
 
 
 def test_mla_bytes_gives_deepseek_v3(capsys):
@@ -198,6 +235,24 @@ def _theta(d):
      "two things"),
     (lambda Q, K, V: (lambda o, w: (w.T @ V, w.T))(
         *scaled_dot_product_attention(rope(Q), rope(K), V)), "transposed"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V,
+                                                  mask=causal_mask(len(Q))),
+     "you added a causal mask"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0),
+     "not divided by sqrt(d)"),
+    (lambda Q, K, V: (lambda w: (w @ V, w))(softmax(rope(Q) @ rope(K).T)),
+     "not divided by sqrt(d)"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0,
+                                                  mask=causal_mask(len(Q))),
+     "causal mask (this exercise's attention sees every key) and left out the 1 / "
+     "sqrt(d)"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V,
+                                                  scale=1.0 / Q.shape[1]),
+     "divided by d"),
+    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V, mask=causal_mask(len(Q))),
+     "nothing is rotated, and you added a causal mask"),
+    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V, scale=1.0),
+     "nothing is rotated, and the 1 / sqrt(d) scale is missing"),
 ])
 def test_rope_names_the_mistake(fn, words, capsys):
     result, out = _verdict(checks.check_rope_attention, fn, capsys)
@@ -211,6 +266,20 @@ def test_rope_from_position_one_is_the_same_attention(capsys):
         p = np.arange(1, len(Q) + 1)
         return scaled_dot_product_attention(rope(Q, p), rope(K, p), V)
     assert _verdict(checks.check_rope_attention, from_one, capsys)[0] is True
+
+
+def test_rope_accepts_near_misses(capsys):
+    """Float32 work, or weights off by 1e-9, are right answers."""
+    def float32(Q, K, V):
+        return scaled_dot_product_attention(rope(Q.astype(np.float32)),
+                                            rope(K.astype(np.float32)),
+                                            V.astype(np.float32))
+
+    def nudged(Q, K, V):
+        out, w = scaled_dot_product_attention(rope(Q), rope(K), V)
+        return out + 1e-9, w * (1 + 1e-9)
+    for fn in (float32, nudged):
+        assert _verdict(checks.check_rope_attention, fn, capsys)[0] is True
 
 
 def test_stubs_are_not_done_yet(capsys):
