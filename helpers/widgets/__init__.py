@@ -98,6 +98,7 @@ from helpers.widgets.lesson10 import real_attention_explorer
 from helpers.widgets.lesson11 import gpt_explorer
 from helpers.widgets.lesson12 import tiling_explorer
 from helpers.widgets.lesson13 import induction_explorer
+from helpers.widgets.lesson14 import memory_explorer
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
 
 
@@ -167,6 +168,9 @@ EXPLORERS = (
     ExplorerRow(13, "Induction", induction_explorer,
                 "New random repeat: red frames mark where an induction head would "
                 "look."),
+    ExplorerRow(14, "Fixed memory", memory_explorer,
+                "Type facts like Ada=3, pick a memory, move N: which names come "
+                "back (\u2717 = failed)?"),
 )
 
 

@@ -1,0 +1,260 @@
+"""Lesson 14: facts in a fixed-size memory, and which ones it gives back.
+
+:func:`memory_explorer` stores "name = room" facts in one of four memories
+(softmax attention's KV cache, linear attention, the delta rule, the gated
+delta rule) and asks for every name's room. The learner types facts (the
+same name twice is an overwrite: the later room is the right answer), sets
+N, the number of facts in the context (random readable facts fill up after
+the typed ones; "New random facts" draws others), and picks the memory.
+
+Left: what the memory holds. For a fixed state, the ``d_k x d_v`` matrix S
+(16 x 16, the same size for any N); for softmax attention the cache itself,
+one row of key and value per fact (it grows with N). Right: one bar per
+name asked, how close the read-back is to the right room's vector (cosine);
+a failed recall is marked ``✗`` in its label (with the room it gave and the
+right one), a recalled one ``✓``: not by colour alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import ipywidgets as widgets
+import numpy as np
+
+from helpers import recall as R
+from helpers.widgets.base import Explorer, State
+from helpers.widgets.controls import fit_dropdown
+from helpers.widgets.engine import _has_glyph, display_label
+from helpers.widgets.panels import Bars, FastHeatmap
+
+D = 16  # d_k = d_v of every memory here
+MAX_N = 64  # facts in the context
+MAX_BARS = 24  # names shown in the bar panel
+MAX_TEXT = 2000  # characters of typed facts read
+GATE = 0.9
+MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
+                  ("linear attention (S = sum of k^T v)", "linear"),
+                  ("delta rule (beta = 1)", "delta"),
+                  (f"gated delta rule (alpha = {GATE:g})", "gated"))
+DEFAULT_FACTS = "Ada=3, Ben=7, Cleo=12, Ada=9"
+OK, FAIL = ("\u2713", "\u2717") if _has_glyph("\u2713") and _has_glyph("\u2717") \
+    else ("ok", "X")
+_SPLIT = re.compile(r"[,;\n]+")
+_FACT = re.compile(r"^\s*(.+?)\s*(?:=|->|\u2192|:)\s*(.+?)\s*$")
+
+
+def _clamp(value, low, high, default):
+    try:
+        v = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return min(max(v, low), high)
+
+
+def read_facts(text):
+    """``"Ada=3, Ben=7"`` -> ([("Ada", "3"), ("Ben", "7")], notes). Pieces
+    are split at commas, semicolons and new lines; each is ``name = room``
+    (or ``->``, ``→``, ``:``); what cannot be read is named in a note."""
+    text = "" if text is None else str(text)
+    notes = []
+    if len(text) > MAX_TEXT:
+        notes.append(f"Read the first {MAX_TEXT:,} characters only.")
+        text = text[:MAX_TEXT]
+    facts, unread = [], []
+    for piece in _SPLIT.split(text):
+        if not piece.strip():
+            continue
+        m = _FACT.match(piece)
+        if not m:
+            unread.append(piece.strip())
+            continue
+        name, _ = display_label(m.group(1))
+        room, _ = display_label(m.group(2))
+        facts.append((name.strip() or "?", room.strip() or "?"))
+    if unread:
+        shown = ", ".join(repr(display_label(u, 12)[0]) for u in unread[:3])
+        more = f" and {len(unread) - 3} more" if len(unread) > 3 else ""
+        notes.append(f"Could not read {shown}{more} as a fact: write name=room.")
+    if len(facts) > MAX_N:
+        notes.append(f"Kept the first {MAX_N} of {len(facts)} facts typed.")
+        facts = facts[:MAX_N]
+    return facts, notes
+
+
+def _filler(used, k, seed):
+    """``k`` random readable facts with names not in ``used``."""
+    rng = np.random.default_rng(seed)
+    names = [n for n in R.NAMES if n not in used]
+    order = rng.permutation(len(names))[:k]
+    return [(names[i], str(int(r))) for i, r in zip(order, rng.integers(1, 100, k))]
+
+
+def _vectors(labels, seed):
+    """One seeded unit vector per distinct label, in order of appearance."""
+    distinct = list(dict.fromkeys(labels))
+    table = dict(zip(distinct, R.unit_vectors(max(len(distinct), 1), D, seed)))
+    return distinct, np.array([table[x] for x in labels]).reshape(len(labels), D), table
+
+
+class _MemoryExplorer(Explorer):
+    kind = "memory_explorer"
+    figsize = (11.0, 5.2)
+    narrates = True
+
+    #: facts: [(name, room)] in the context, in order; memory: its key;
+    #: state: what the memory holds ((D, D), or (N, 2 D) for softmax);
+    #: answers: {name: (room read back, right room, cosine)}; recalled,
+    #: asked: counts; state_numbers: numbers the memory holds
+    shows = {"facts": [], "memory_kind": "", "state": None, "answers": {},
+             "recalled": 0, "asked": 0, "state_numbers": 0}
+
+    def __init__(self, facts, memory, n, seed):
+        self.seed = int(_clamp(seed, 0, 10**6, 0))
+        self.fact_box = widgets.Text(value=str(facts), description="Facts:",
+                                     layout=widgets.Layout(width="30em"),
+                                     style={"description_width": "initial"})
+        self.fact_box.add_class("attn-sentence")
+        values = [v for _, v in MEMORY_OPTIONS]
+        self.memory = fit_dropdown(list(MEMORY_OPTIONS), "Memory:",
+                                   value=memory if memory in values else "delta")
+        self.n = widgets.IntSlider(value=_clamp(n, 1, MAX_N, 12), min=1, max=MAX_N,
+                                   description="N facts:",
+                                   style={"description_width": "initial"})
+        self.again = widgets.Button(description="New random facts",
+                                    tooltip="Draw other random facts to fill up to N",
+                                    layout=widgets.Layout(width="auto"))
+        self.again.on_click(self._redraw_random)
+        super().__init__([widgets.HBox([self.fact_box, self.memory]),
+                          widgets.HBox([self.n, self.again])])
+
+    def _redraw_random(self, _=None):
+        self.seed += 1
+        self.refresh()
+
+    def _build(self, art):
+        art.heat = FastHeatmap(art, [0.1, 0.14, 0.36, 0.74],
+                               cbar_rect=[0.47, 0.14, 0.01, 0.74],
+                               clabel="stored number", rows=MAX_N, cols=2 * D)
+        art.bars = Bars(art, [0.72, 0.14, 0.25, 0.74], rows=MAX_BARS,
+                        xlabel="cosine of read-back and right room", room=0.2)
+
+    def _compute(self):
+        typed, notes = read_facts(self.fact_box.value)
+        n = _clamp(self.n.value, 1, MAX_N, 12)
+        kind = self.memory.value if self.memory.value in dict(
+            (v, k) for k, v in MEMORY_OPTIONS) else "delta"
+        facts = list(typed)
+        if len(facts) > n:
+            notes.append(f"{len(facts)} facts typed, more than N = {n}: all are kept.")
+        else:
+            facts += _filler({f for f, _ in facts}, n - len(facts), self.seed)
+        if not facts:  # pragma: no cover - n >= 1 always fills
+            return State(empty=True, placeholder="Type facts like Ada=3")
+        names, rooms = [f for f, _ in facts], [r for _, r in facts]
+        _, K, _ = _vectors(names, 1000 + self.seed)
+        distinct_rooms, V, room_vec = _vectors(rooms, 2000 + self.seed)
+        asked = list(dict.fromkeys(names))
+        right = {}
+        for name, room in facts:
+            right[name] = room  # the later fact overwrites
+        Q = np.array([K[names.index(a)] for a in asked])
+        memory = {"gated": "delta"}.get(kind, kind)
+        out, S = R.read_back(memory, K, V, Q,
+                             alpha=GATE if kind == "gated" else None)
+        table = np.array([room_vec[r] for r in distinct_rooms])
+        dist = ((out[:, None, :] - table[None]) ** 2).sum(-1)
+        got = [distinct_rooms[i] for i in dist.argmin(1)]
+        norms = np.linalg.norm(out, axis=1)
+        answers = {}
+        for i, a in enumerate(asked):
+            want = room_vec[right[a]]
+            cos = float(out[i] @ want / norms[i]) if norms[i] > 1e-12 else 0.0
+            answers[a] = (got[i], right[a], cos)
+        hits = sum(g == w for g, w, _ in answers.values())
+        twice = len(names) - len(asked)
+        size = S.size
+        what = ("a cache of N rows" if kind == "softmax" else
+                f"a state of {D} x {D} = {D * D} numbers")
+        notes.insert(0, f"{hits} of {len(asked)} names recalled from {len(facts)} "
+                     f"facts; the memory holds {what}"
+                     + (f" ({size:,} numbers)." if kind == "softmax" else ".")
+                     + (f" {twice} of the facts repeat a name: the later room is "
+                        "right." if twice else ""))
+        if len(asked) > MAX_BARS:
+            notes.append(f"Showing the first {MAX_BARS} of {len(asked)} names.")
+        # tokens: the rows of the grid drawn (a state's key dimensions, or
+        # the cache's facts); the names asked are the keys of .answers
+        rows = names if kind == "softmax" else [str(i) for i in range(D)]
+        return State(tokens=rows, weights=np.asarray(S, dtype=float), notes=notes,
+                     facts=facts, memory_kind=kind, state=S, answers=answers,
+                     recalled=hits, asked=len(asked), state_numbers=size,
+                     _names=names, _n=len(facts))
+
+    def _paint(self, art, s):
+        S = np.asarray(s.state, dtype=float)
+        lim = max(1.0, float(np.abs(S).max()))
+        lim = float(np.ceil(lim))
+        if s.memory_kind == "softmax":
+            rows, cols = list(s._names), [f"k{j}" for j in range(D)] + \
+                [f"v{j}" for j in range(D)]
+            title = f"the KV cache: {S.shape[0]} rows of key | value (grows with N)"
+            xl, yl = "key numbers | value numbers", "fact"
+        else:
+            rows, cols = [str(i) for i in range(D)], [str(j) for j in range(D)]
+            title = f"the state S: {D} x {D} numbers, whatever N"
+            xl, yl = "value dimension", "key dimension"
+        rows = [r if i % max(1, len(rows) // 16) == 0 else ""
+                for i, r in enumerate(rows)]
+        k1 = art.heat.update(S, rows, cols, title=title, xlabel=xl, ylabel=yl,
+                             vmin=-lim, vmax=lim)
+        shown = list(s.answers.items())[:MAX_BARS]
+        labels = [f"{OK if g == w else FAIL} {a} \u2192 {g}" + ("" if g == w else
+                                                               f" (is {w})")
+                  for a, (g, w, _) in shown]
+        values = [c for _, (_, _, c) in shown]
+        k2 = art.bars.update(values, labels, title=f"recalled {s.recalled} of "
+                             f"{s.asked} ({FAIL} = failed)", xlim=(-1.0, 1.0))
+        return ("memory", s.memory_kind, S.shape, lim) + tuple(k1 or ()) + \
+            tuple(k2 or ())
+
+    def _csv_table(self):
+        """For ``save``: the grid drawn, and beside it each name's answer."""
+        return super()._csv_table(beside=(
+            ["name", "room read back", "right room", "cosine"],
+            [[a, g, w, round(c, 6)] for a, (g, w, c) in self.answers.items()]))
+
+    def _picture_name(self):
+        return "Memory explorer"
+
+    def _describe(self, s):
+        name = dict((v, k) for k, v in MEMORY_OPTIONS)[s.memory_kind]
+        held = (f"a cache of {s.state.shape[0]} rows × {2 * D} numbers" if
+                s.memory_kind == "softmax" else
+                f"a state of {D} × {D} numbers")
+        failed = [f"{a} gave {g} instead of {w}" for a, (g, w, _) in
+                  s.answers.items() if g != w]
+        text = (f"{self._picture_name()}: {name} holds {held} for {s._n} facts. "
+                f"Recalled {s.recalled} of {s.asked} names")
+        if failed:
+            text += (f"; failed ({FAIL}): " + "; ".join(failed[:8])
+                     + (f"; and {len(failed) - 8} more" if len(failed) > 8 else ""))
+        return text + "."
+
+    def _summary(self):
+        s = self._state
+        return ("<memory_explorer>" if s is None else
+                f"<memory_explorer: {s.memory_kind}, N={s._n}, recalled "
+                f"{s.recalled} of {s.asked}>")
+
+
+def memory_explorer(facts=DEFAULT_FACTS, memory="delta", n=12, seed=0):
+    """Lesson 14: store "name=room" facts in a memory and ask for every name.
+
+    ``.fact_box`` (typed facts), ``.memory`` ("softmax", "linear", "delta",
+    "gated"), ``.n`` (facts in the context, 1-64; random facts fill up after
+    the typed ones) and the button "New random facts". ``.facts`` lists the
+    context, ``.state`` what the memory holds, ``.answers`` {name: (room
+    read back, right room, cosine)}, ``.recalled`` of ``.asked``.
+    """
+    return _MemoryExplorer(facts, memory, n, seed)

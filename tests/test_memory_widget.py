@@ -1,0 +1,110 @@
+"""Lesson 14's explorer (helpers/widgets/lesson14.py): opens with no
+arguments, reads typed facts, survives bad input, describes its picture."""
+
+import time
+
+import numpy as np
+import pytest
+
+from helpers import widgets as W
+from helpers.widgets.lesson14 import FAIL, OK, read_facts
+
+PNG = b"\x89PNG"
+
+
+@pytest.fixture(scope="module")
+def ex():
+    e = W.memory_explorer()
+    yield e
+    e.close()
+
+
+def test_in_the_table():
+    assert any(row.name == "memory_explorer" and row.lesson == 14 for row in W.EXPLORERS)
+
+
+def test_opens_and_tells_the_overwrite(ex):
+    assert ex.last_error is None and bytes(ex.picture.value).startswith(PNG)
+    assert ex.asked == 11 and ex.answers["Ada"][1] == "9"   # the later room
+    assert "repeat a name" in ex.message
+    assert ex.state.shape == (16, 16)
+
+
+def test_read_facts_by_hand():
+    facts, notes = read_facts("Ada=3; Ben -> 7, Cleo: 12\nnonsense")
+    assert facts == [("Ada", "3"), ("Ben", "7"), ("Cleo", "12")]
+    assert "nonsense" in notes[0]
+
+
+def test_softmax_recalls_what_linear_attention_adds():
+    e = W.memory_explorer(facts="Ada=3, Ada=9", n=2, memory="linear")
+    try:
+        assert e.asked == 1
+        e.memory.value = "delta"
+        assert e.answers["Ada"][0] == "9"          # overwritten
+        e.memory.value = "softmax"
+        assert e.state.shape == (2, 32)            # the cache grows with N
+        e.n.value = 40
+        assert e.state.shape == (40, 32)
+        # every name written once comes back; Ada's two rooms are averaged
+        assert all(g == w for a, (g, w, _) in e.answers.items() if a != "Ada")
+        e.memory.value = "linear"
+        assert e.state.shape == (16, 16)           # the state does not
+    finally:
+        e.close()
+
+
+@pytest.mark.parametrize("text", ["", "   ", "nonsense", "\U0001F600=\U0001F389, a",
+                                  "<script>alert('x')</script>", "<img src=x>=1",
+                                  "x" * 5000, "Ada=1;" * 300, "=, =, ==",
+                                  "the\x00cat=\x1b[2J"])
+def test_any_input(ex, text):
+    ex.last_error = None
+    draws = ex.draw_count
+    ex.fact_box.value = text
+    assert ex.last_error is None, repr(ex.last_error)
+    assert ex.draw_count == draws + 1 and bytes(ex.picture.value).startswith(PNG)
+    assert ex.message and ex.alt
+    assert np.all(np.isfinite(ex.weights))
+    ex.fact_box.value = "Ada=3"
+
+
+def test_nonsense_sliders_and_huge_n(ex):
+    for v in (10**9, -5, 64, 1):
+        ex.n.value = max(ex.n.min, min(ex.n.max, v))
+        assert ex.last_error is None
+    ex.n.value = 12
+
+
+def test_alt_follows_the_picture_and_marks_failures():
+    e = W.memory_explorer(facts="", n=48, memory="linear")
+    try:
+        assert e.recalled < e.asked
+        assert f"Recalled {e.recalled} of {e.asked}" in e.alt
+        assert f"failed ({FAIL})" in e.alt
+        e.memory.value = "softmax"
+        assert f"Recalled {e.asked} of {e.asked}" in e.alt and "48 rows" in e.alt
+        assert OK != FAIL
+    finally:
+        e.close()
+
+
+def test_every_control_is_named():
+    e = W.memory_explorer()
+    try:
+        for w in (e.fact_box, e.memory, e.n, e.again):
+            assert w.description
+        seed = e.seed
+        e.again.click()
+        assert e.seed == seed + 1 and e.last_error is None
+    finally:
+        e.close()
+
+
+def test_update_is_quick(ex):
+    times = []
+    for i in range(15):
+        t0 = time.perf_counter()
+        ex.n.value = 1 + (i * 13) % 64
+        times.append(time.perf_counter() - t0)
+    assert np.median(times) < 0.2  # the benchmark holds it to 40 ms; CI is busy
