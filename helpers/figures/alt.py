@@ -47,8 +47,32 @@ def _label(labels, i) -> str:
 
 
 def _noun(label: str) -> str:
-    """An axis title as a short noun: "query (attending)" -> "query"."""
-    return re.sub(r"\s*\(.*?\)", "", str(label)).strip() or "row"
+    """An axis title as a short noun: "query (attending)" -> "query",
+    "column of PE: fast hands on the left" -> "column of PE"."""
+    text = re.sub(r"\s*\(.*?\)", "", plain(label)).split(":")[0]
+    return " ".join(text.split()) or "row"
+
+
+_TEX = {r"\cdot": "·", r"\sqrt": "√", r"\partial": "∂", r"\|": "‖",
+        r"\times": "×", r"\infty": "∞", r"\top": "ᵀ", r"\,": " ", r"\lVert": "‖",
+        r"\rVert": "‖", r"\to": "→", r"\approx": "≈", r"\leq": "≤", r"\geq": "≥"}
+
+
+def plain(text) -> str:
+    """A matplotlib label as a screen reader should hear it: mathtext
+    ("$q\\cdot k/\\sqrt{d_k}$") as plain text ("q·k/√d_k"), on one line."""
+    text = str(text)
+
+    def math(m):
+        inner = m.group(1)
+        for tex, char in _TEX.items():
+            inner = inner.replace(tex, char)
+        inner = re.sub(r"\\[A-Za-z]+", "", inner)  # any other command
+        inner = inner.replace("{", "").replace("}", "").replace(" ", "")
+        return re.sub(r"([=<>≈≤≥])", r" \1 ", inner)  # as mathtext spaces them
+
+    text = re.sub(r"\$(.+?)\$", math, text)
+    return " ".join(text.split())
 
 
 def _rows_to_tell(n: int) -> list[int]:
@@ -143,20 +167,55 @@ def _tick_labels(ax, axis: str, n: int):
     for loc, text in zip(locs, getter()):
         i = int(round(loc))
         if abs(loc - i) < 1e-6 and 0 <= i < n:
-            labels[i] = text.get_text()
-    return labels if any(labels) else None
+            labels[i] = plain(text.get_text())
+    if all(_is_number(t) for t in labels if t):
+        return None  # numbers on the axis: the positions say the same
+    return labels
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace("−", "-"))
+    except ValueError:
+        return False
+    return True
 
 
 def _legend_name(artist, fallback: str) -> str:
     label = artist.get_label()
-    return label if label and not label.startswith("_") else fallback
+    return plain(label) if label and not label.startswith("_") else fallback
+
+
+def _points_text(ax) -> str:
+    """Scatter points in words: how many, and each labelled point's place
+    (an annotation pointing at it)."""
+    offsets = [c.get_offsets() for c in ax.collections
+               if hasattr(c, "get_offsets") and len(c.get_offsets())
+               and type(c).__name__ == "PathCollection"]
+    if not offsets:
+        return ""
+    n = sum(len(o) for o in offsets)
+    notes = [t for t in ax.texts if hasattr(t, "xy") and t.get_text().strip()]
+    text = f"{n} points"
+    if notes:
+        shown = notes[:16]
+        text += ": " + "; ".join(
+            f"'{plain(t.get_text())}' at ({number(round(float(t.xy[0]), 2))}, "
+            f"{number(round(float(t.xy[1]), 2))})" for t in shown)
+        if len(notes) > len(shown):
+            text += f"; and {len(notes) - len(shown)} more labelled points"
+    return text
 
 
 def _axes_text(ax, head: str = "") -> str:
-    title = ax.get_title() or ax.get_ylabel() or "a panel"
-    title = "" if title == head else title
+    title = plain(ax.get_title() or ax.get_ylabel() or "a panel")
+    title = "" if title == plain(head) else title
     parts = []
-    xlabel, ylabel = ax.get_xlabel(), ax.get_ylabel()
+    xlabel, ylabel = plain(ax.get_xlabel()), plain(ax.get_ylabel())
+    if ax.get_xscale() == "log" and xlabel:
+        xlabel += " (log scale)"
+    if ax.get_yscale() == "log" and ylabel:
+        ylabel += " (log scale)"
     for image in ax.get_images():
         array = image.get_array()
         if array is None:
@@ -178,15 +237,19 @@ def _axes_text(ax, head: str = "") -> str:
         names = _tick_labels(ax, "x", int(max(centres) + 1.5)) if centres else None
         labels = [names[int(round(c))] if names and 0 <= round(c) < len(names)
                   and abs(c - round(c)) < 0.45 else number(c) for c in centres]
-        parts.append(bars(_legend_name(container, f"series {k + 1}"), labels,
-                          heights))
+        single = len(ax.containers) == 1
+        parts.append(bars(_legend_name(container, (ylabel or "bars") if single
+                                       else f"series {k + 1}"), labels, heights))
     lines = [ln for ln in ax.get_lines() if len(np.atleast_1d(ln.get_xdata())) > 1]
     named = [ln for ln in lines if not ln.get_label().startswith("_")]
     for k, line in enumerate(named or lines[:4]):
         parts.append(series(_legend_name(line, f"line {k + 1}"),
                             line.get_xdata(), line.get_ydata()))
+    points = _points_text(ax)
+    if points:
+        parts.append(points)
     if not parts:
-        texts = [t.get_text() for t in ax.texts if t.get_text().strip()]
+        texts = [plain(t.get_text()) for t in ax.texts if t.get_text().strip()]
         if texts:
             parts.append("labels " + ", ".join(f"'{t}'" for t in texts[:12]))
     axes = f" ({ylabel} against {xlabel})" if xlabel and ylabel and not \
@@ -201,9 +264,10 @@ def describe(fig) -> str:
     """A text alternative for any matplotlib figure, read from what it draws:
     its title, then each panel (colour bars and empty panels left out)."""
     suptitle = getattr(fig, "_suptitle", None)
-    head = suptitle.get_text() if suptitle is not None else ""
+    head = plain(suptitle.get_text()) if suptitle is not None else ""
     if not head:
-        head = next((ax.get_title() for ax in fig.axes if ax.get_title()), "")
+        head = next((plain(ax.get_title()) for ax in fig.axes if ax.get_title()),
+                    "")
     panels = [_axes_text(ax, head) for ax in fig.axes
               if ax.get_visible() and ax.get_label() != "<colorbar>"]
     panels = [p for p in panels if p]

@@ -160,6 +160,7 @@ def _pattern_panel(
         shown = np.ma.masked_invalid(data)
         mappable = _grid_image(ax, shown, cmap, norm)
         mappable.set_gid("heatmap-image")
+        _hatch_missing(ax, data)
         _token_ticks(ax, "x", x_labels)
         _token_ticks(ax, "y", y_labels)
         if annotate:
@@ -169,6 +170,17 @@ def _pattern_panel(
     if convention == "rows=queries" and _sums_to_one(data, axis=1):
         return mappable, "each row sums to 1 (one row per query)"
     return mappable, None
+
+
+def _hatch_missing(ax, data):
+    """Hatch the cells that hold no number (masked, NaN, ±inf): grey and
+    hatched, so that they differ from a weight of 0 by more than colour."""
+    cells = [Rectangle((j - 0.5, i - 0.5), 1, 1)
+             for i, j in zip(*np.nonzero(~np.isfinite(data)))]
+    if cells:
+        ax.add_collection(PatchCollection(cells, facecolor=MASKED_COLOUR,
+                                          edgecolor="0.45", hatch="///",
+                                          linewidth=0.0, gid="missing-cells"))
 
 
 def head_grid(
