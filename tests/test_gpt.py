@@ -345,3 +345,31 @@ def test_decode_timings_are_per_token_and_refuse_too_long_prompts(model):
         assert t[key].shape == (2,) and (t[key] > 0).all()
     with pytest.raises(ValueError, match="fit the context"):
         gpt.decode_timings(model, (model.context,), steps=1, repeats=1)
+
+
+def test_every_lesson_11_figure_has_its_own_text_alternative():
+    """Issue 43: each figure of gptplots sets fig.alt from its numbers."""
+    from helpers.figures import gptplots
+
+    step = np.arange(0, 500, 100)
+    log = {"step": step, "train_loss": np.linspace(5, 2, 5),
+           "val_loss": np.linspace(5, 3, 5), "copy1_loss": np.full(5, 7.0),
+           "copy2_loss": np.linspace(7, 2, 5), "prefix_matching": np.linspace(0, .5, 5)}
+    grid = np.arange(24).reshape(4, 6) / 24
+    figs = [
+        gptplots.training_curves(log),
+        gptplots.loss_curves({"a": [3.0, 2.0, 1.0], "b": [3.0, 2.5, 2.2]}),
+        gptplots.loss_by_position({"whole": np.r_[np.full(4, 7.0), np.ones(4)]}, 4),
+        gptplots.head_scores({"previous_token": grid}, chance={"previous_token": 0.04}),
+        gptplots.row_weights({"layer 0 head 0": np.array([0.1, 0.6, 0.9])},
+                             chance=0.04),
+        gptplots.decode_times({"n": np.array([16, 64]), "prefill": np.array([2.0, 5.0]),
+                               "cached": np.array([0.7, 0.8]),
+                               "recompute": np.array([2.0, 5.0])}),
+    ]
+    alts = [f.alt for f in figs]
+    assert all(isinstance(a, str) and len(a) >= 20 for a in alts), alts
+    assert len(set(alts)) == len(alts)
+    assert "layer 3 head 5 0.958" in alts[3] and "chance 0.04" in alts[3]
+    assert "rows above 0.5 67%" in alts[4]
+    assert "second copy" in alts[2] and "1 on the second" in alts[2]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.figures import alt
 from helpers.plots import AttentionFigure
 
 __all__ = ["decode_times", "head_scores", "loss_by_position", "loss_curves",
@@ -76,6 +77,13 @@ def training_curves(
              if not ln.get_label().startswith("_")]
     right.legend(lines, [ln.get_label() for ln in lines], loc="lower left")
     fig.suptitle(title)
+    fig.alt = (f"{title}. Next-token loss against the training step: "
+               + "; ".join((alt.series("train", step[1:], log["train_loss"][1:]),
+                            alt.series("held-out plays", step, log["val_loss"])))
+               + ". Random tokens repeated: " + "; ".join(
+                   alt.series(name, step, log[key]) for name, key in (
+                       ("first copy", "copy1_loss"), ("second copy", "copy2_loss"),
+                       ("best prefix-matching score", "prefix_matching"))) + ".")
     return fig
 
 
@@ -94,6 +102,9 @@ def loss_curves(
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     ax.set_ylim(bottom=0)
     ax.legend()
+    fig.alt = f"{title}, {ylabel} against the {xlabel}: " + "; ".join(
+        alt.series(label, np.arange(1, len(y) + 1), y)
+        for label, y in curves.items()) + "."
     return fig
 
 
@@ -135,6 +146,13 @@ def loss_by_position(
     )
     ax.set_ylim(bottom=0)
     ax.legend(loc="center left")
+    bits = []
+    for label, y in curves.items():
+        y = np.asarray(y, dtype=float)
+        bits.append(f"{label}: mean {alt.number(y[:length].mean())} nats on the "
+                    f"first copy, {alt.number(y[length:].mean())} on the second")
+    fig.alt = (f"{title}, loss at each of {2 * length} positions (the second "
+               f"copy from position {length + 1}): " + "; ".join(bits) + ".")
     return fig
 
 
@@ -165,6 +183,19 @@ def head_scores(
         ax.set(xlabel="head", ylabel="layer", title=title)
         fig.colorbar(im, ax=ax, shrink=0.8, label="mean weight")
     fig.suptitle(suptitle)
+    bits = []
+    for name, grid in scores.items():
+        grid = np.asarray(grid, dtype=float)
+        order = np.argsort(-grid, axis=None, kind="stable")
+        best = ", ".join(f"layer {i} head {j} {alt.number(grid[i, j])}" for i, j in
+                         (np.unravel_index(f, grid.shape) for f in order[:3]))
+        i, j = np.unravel_index(order[-1], grid.shape)
+        bits.append(f"{name.replace('_', ' ')} score of {grid.size} heads "
+                    f"({grid.shape[0]} layers × {grid.shape[1]} heads): highest "
+                    f"{best}; lowest layer {i} head {j} {alt.number(grid[i, j])}"
+                    + (f"; chance {alt.number(chance[name])}"
+                       if chance and name in chance else ""))
+    fig.alt = f"{suptitle}. " + ". ".join(bits) + "."
     return fig
 
 
@@ -193,6 +224,12 @@ def row_weights(
            ylabel="share of the rows", title=title, xlim=(0, 1))
     ax.set_xticks(edges)
     ax.legend(loc="upper right")
+    fig.alt = (f"{title}: share of the rows in each tenth of weight, per head. "
+               + "; ".join(f"{label}: median {alt.number(np.median(w))}, mean "
+                           f"{alt.number(np.mean(w))}, rows above 0.5 "
+                           f"{np.mean(np.asarray(w) > 0.5):.0%}"
+                           for label, w in rows.items())
+               + (f"; chance {alt.number(chance)}." if chance is not None else "."))
     return fig
 
 
@@ -215,6 +252,10 @@ def decode_times(
     ax.set_ylim(bottom=0)
     ax.set_xlim(0, n.max() * 1.05)
     ax.legend(loc="upper left")
+    fig.alt = (f"{title}, milliseconds against n: " + "; ".join(
+        alt.series(name, n, timings[key]) for name, key in (
+            ("recomputing", "recompute"), ("KV-cache step", "cached"),
+            ("prefill", "prefill"))) + ".")
     return fig
 
 

@@ -491,8 +491,8 @@ def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
     """What generating costs, in milliseconds, for prompts of each length ``n``
     in ``lengths`` (``n + steps <= model.context``): ``{"n": (m,), "prefill":
     the whole prompt through the model once with the KV cache, "cached": one
-    decode step with the cache, per new token, "recompute": one new token by
-    running the whole text again, per new token}``, each ``(m,)``.
+    decode step with the cache, "recompute": one new token without a cache,
+    the whole text again for its last logits only (``prefill``'s work)}``.
 
     The prompts are seeded random token ids, BOS first, passed as ids (never
     decoded and encoded again, which can change their number). Per-token
@@ -517,7 +517,7 @@ def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
         for t, token in enumerate(new):
             calls.append((j, 1, lambda a=(token, n + t, cache): model.decode_step(*a)))
             calls.append((j, 2, lambda x=np.concatenate([ids, new[:t + 1]]):
-                          model.run(x)))
+                          model.prefill(x)[0]))
             cache = model.decode_step(token, n + t, cache)[1]
     best = np.full(len(calls), np.inf)
     with one_blas_thread():
