@@ -196,3 +196,51 @@ def test_keys_not_read_yet_are_coloured_and_framed(explorer):
     assert x0 == 12 - 0.5
     explorer.step.value = explorer.step.max
     assert not explorer.artists.grid.unread.get_visible()
+
+
+def test_a_minus_infinite_max_is_an_arrow_not_a_bar(explorer):
+    # with a window, rows whose allowed keys are not read yet have m = -inf:
+    # an arrow at the left edge, no bar of 0, and the title says what it means
+    explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 4
+    explorer.step.value = 2
+    unread = np.flatnonzero(np.isneginf(explorer.running_max))
+    assert unread.size and explorer.last_error is None
+    marks = explorer.artists.max.marks.get_offsets()
+    assert sorted(np.asarray(marks)[:, 1].astype(int)) == unread.tolist()
+    assert "\u2212\u221e" in explorer.artists.max.title.get_text()
+    explorer.window.value = 0
+    explorer.step.value = 2
+    assert len(explorer.artists.max.marks.get_offsets()) == 0
+    assert "\u221e" not in explorer.artists.max.title.get_text()
+
+
+@pytest.mark.parametrize("n, block, window, said, not_said", [
+    (1, 5, 0, "one block holds the one key", "all 1 keys"),
+    (1, 1, 3, "covers the one token", "all 1 tokens"),
+    (2, 5, 0, "all 2 keys", "the one key"),
+])
+def test_one_key_is_not_all_1_keys(explorer, n, block, window, said, not_said):
+    explorer.n.value, explorer.block.value, explorer.window.value = n, block, window
+    assert said in explorer.message and not_said not in explorer.message
+
+
+def test_the_last_block_counts_its_rescaled_rows(explorer):
+    explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 0
+    explorer.step.value = explorer.step.max
+    rose = explorer.rescaled
+    assert rose > 0
+    assert f"the max rose in {rose} rows" in explorer.message
+    assert "All 4 blocks read" in explorer.message
+
+
+def test_the_text_alternative_tells_block_window_and_rows(explorer):
+    explorer.n.value, explorer.block.value, explorer.window.value = 8, 3, 2
+    explorer.step.value = 1
+    alt = explorer.alt
+    assert "block 1 of 3 read (keys 0 to 2" in alt and "a window of 2" in alt
+    assert "3 keys per block" in alt and "plain 64, tiled 24, band 16" in alt
+    for i in range(8):  # every row's m and l, -inf in words
+        assert f"query {i}: m " in alt
+    assert "m −∞, l 0" in alt
+    explorer.step.value = 0
+    assert "no block read yet" in explorer.alt

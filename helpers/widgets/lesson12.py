@@ -21,6 +21,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.patches import Rectangle
 
 from helpers.attention import causal_mask, sliding_window_mask, softmax
+from helpers.figures import alt as alt_text
 from helpers.widgets import saving
 from helpers.widgets.base import Explorer, State
 from helpers.widgets.engine import AXIS_SIZE, nice_limit, set_text
@@ -74,10 +75,21 @@ class _RowBars:
         ax.tick_params(labelsize=AXIS_SIZE)
         ax.axvline(0, color="black", lw=0.8)
         self.bars = art.add(ax.add_collection(PolyCollection([], facecolors=colour)))
+        # rows whose value is -inf (no allowed key read yet): a black arrow at
+        # the left edge, pointing off the axis, never a bar of 0
+        self.marks = art.add(ax.scatter([], [], marker="<", s=22, color="black",
+                                        clip_on=False, zorder=3))
         self.title = art.text(0.5, 1.01, ax=ax, ha="center", va="bottom", fontsize=10)
 
     def update(self, values, *, title, xlim):
-        values = np.nan_to_num(np.asarray(values, dtype=float))
+        values = np.asarray(values, dtype=float)
+        minus_inf = np.isneginf(values)
+        self.marks.set_offsets(np.column_stack(
+            [np.full(int(minus_inf.sum()), float(xlim[0])), np.flatnonzero(minus_inf)])
+            if minus_inf.any() else np.empty((0, 2)))
+        if minus_inf.any():
+            title = f"{title} (\u25c0 = \u2212\u221e)"
+        values = np.nan_to_num(np.where(minus_inf, 0.0, values))
         y = np.arange(len(values))[:, None]
         x = values[:, None]
         verts = np.stack([np.hstack([0 * x, y - 0.4]), np.hstack([x, y - 0.4]),
@@ -194,11 +206,13 @@ class _TilingExplorer(Explorer):
         b = _clamp(self.block.value, 1, MAX_N, 6)
         w = _clamp(self.window.value, 0, MAX_N, 0)
         if b > n:
+            every = "the one key" if n == 1 else f"all {n} keys"
             notes.append(f"The block ({b}) is longer than the text: one block holds "
-                         f"all {n} keys, as in plain attention.")
+                         f"{every}, as in plain attention.")
             b = n
         if w >= n:
-            notes.append(f"A window of {w} covers all {n} tokens: the same as the "
+            every = "the one token" if n == 1 else f"all {n} tokens"
+            notes.append(f"A window of {w} covers {every}: the same as the "
                          "causal mask.")
         n_blocks = math.ceil(n / b)
         if self.step.max != n_blocks:
@@ -221,17 +235,21 @@ class _TilingExplorer(Explorer):
         elif k == 1 and n_blocks > 1:
             notes.append(f"Block 1 of {n_blocks} ({keys}): each row's first max, "
                          "sum and output; nothing to rescale yet.")
-        elif k < n_blocks:
+        else:
             risen = ("the max rose in no row, so nothing was rescaled." if not rose
                      else f"the max rose in {_plural(rose, 'row')}, whose old "
                      + ("sum and output were" if rose == 1 else "sums and outputs were")
                      + " rescaled by exp(m_old - m_new).")
-            notes.append(f"Block {k} of {n_blocks} ({keys}): {risen}")
-        else:
-            done = ("The one block read" if n_blocks == 1 else
-                    f"All {n_blocks} blocks read")
-            notes.append(f"{done}: acc / l equals plain attention (largest "
-                         f"difference {np.abs(out - exact).max():.0e}).")
+            if k < n_blocks:
+                notes.append(f"Block {k} of {n_blocks} ({keys}): {risen}")
+            elif n_blocks == 1:
+                notes.append("The one block read: acc / l equals plain attention "
+                             f"(largest difference {np.abs(out - exact).max():.0e}).")
+            else:
+                notes.append(f"Block {k} of {n_blocks} ({keys}), the last: {risen} "
+                             f"All {n_blocks} blocks read: acc / l equals plain "
+                             f"attention (largest difference "
+                             f"{np.abs(out - exact).max():.0e}).")
         return State(
             tokens=[str(i) for i in range(n)], weights=grid, notes=notes,
             running_max=m, running_sum=total, output=out, exact=exact, rescaled=rose,
@@ -253,9 +271,8 @@ class _TilingExplorer(Explorer):
         art.grid.unread.set_bounds(z - 0.5, -0.5, s._n - z, s._n)
         # fixed axis limits (the cached backgrounds are reused): m's for every
         # setting, l's for every step of one setting (the bars never rescale)
-        m = np.where(np.isfinite(s.running_max), s.running_max, 0.0)
         lim, top = _score_limit(), _sum_limit(s._n, s._b, s._w if s._w < s._n else 0)
-        k1 = art.max.update(m, title="running max m", xlim=(-lim, lim))
+        k1 = art.max.update(s.running_max, title="running max m", xlim=(-lim, lim))
         k2 = art.sum.update(s.running_sum, title="running sum l", xlim=(0.0, top))
         # the x range runs past 1 to leave room for the "100%" labels; no
         # window, no band bar (w is in the grid's title)
@@ -278,6 +295,34 @@ class _TilingExplorer(Explorer):
              [["plain (n x n)", mem["plain"]], ["tiled (n x block)", mem["tiled"]],
               ["band (n x window)", "no window" if mem["band"] is None
                else mem["band"]]])))
+
+    def _picture_name(self):
+        return "Tiled attention sweeping the score grid"
+
+    def _describe(self, state):
+        """The block read, the window, and each row's running max m and sum l
+        (sampled evenly past 12 rows), from the numbers drawn."""
+        s = state
+        n, b, k, nb, w = s._n, s._b, s._k, s._n_blocks, s._w
+        mask = f"a window of {w}" if w and w < n else "the causal mask"
+        if k == 0:
+            read = "no block read yet: every running max is −∞, every sum 0"
+        else:
+            a, z = (k - 1) * b, min(k * b, n) - 1
+            read = (f"block {k} of {nb} read ({_key_range(a, z)}, framed); "
+                    + ("the keys after it are not read yet (pale blue)" if z < n - 1
+                       else "every key read"))
+        rows = alt_text._rows_to_tell(n)
+        sampled = "" if len(rows) == n else f", {len(rows)} of {n} rows evenly spread"
+        per_row = "; ".join(
+            f"query {i}: m {alt_text.number(s.running_max[i])}, l "
+            f"{alt_text.number(s.running_sum[i])}" for i in rows)
+        return (f"{self._picture_name()}: {n} query rows × {n} key columns, "
+                f"{_plural(b, 'key')} per block, {mask}; {read}. Cells read show "
+                f"exp(score − running max), 1 at each row's max. Running max and "
+                f"sum per row{sampled}: {per_row}. Scores held at once: plain "
+                f"{s.memory['plain']:,}, tiled {s.memory['tiled']:,}"
+                + (f", band {s.memory['band']:,}" if s.memory["band"] else "") + ".")
 
     def _summary(self):
         s = self._state
