@@ -61,12 +61,12 @@ def test_softmax_recalls_what_linear_attention_adds():
 def test_any_input(ex, text):
     ex.last_error = None
     draws = ex.draw_count
-    ex.fact_box.value = text
+    ex.sentence.value = text
     assert ex.last_error is None, repr(ex.last_error)
     assert ex.draw_count == draws + 1 and bytes(ex.picture.value).startswith(PNG)
     assert ex.message and ex.alt
     assert np.all(np.isfinite(ex.weights))
-    ex.fact_box.value = "Ada=3"
+    ex.sentence.value = "Ada=3"
 
 
 def test_nonsense_sliders_and_huge_n(ex):
@@ -92,7 +92,7 @@ def test_alt_follows_the_picture_and_marks_failures():
 def test_every_control_is_named():
     e = W.memory_explorer()
     try:
-        for w in (e.fact_box, e.memory, e.n, e.again):
+        for w in (e.sentence, e.memory, e.n, e.again):
             assert w.description
         seed = e.seed
         e.again.click()

@@ -111,10 +111,10 @@ class _MemoryExplorer(Explorer):
 
     def __init__(self, facts, memory, n, seed):
         self.seed = int(_clamp(seed, 0, 10**6, 0))
-        self.fact_box = widgets.Text(value=str(facts), description="Facts:",
+        self.sentence = widgets.Text(value=str(facts), description="Facts:",
                                      layout=widgets.Layout(width="30em"),
                                      style={"description_width": "initial"})
-        self.fact_box.add_class("attn-sentence")
+        self.sentence.add_class("attn-sentence")
         values = [v for _, v in MEMORY_OPTIONS]
         self.memory = fit_dropdown(list(MEMORY_OPTIONS), "Memory:",
                                    value=memory if memory in values else "delta")
@@ -125,7 +125,7 @@ class _MemoryExplorer(Explorer):
                                     tooltip="Draw other random facts to fill up to N",
                                     layout=widgets.Layout(width="auto"))
         self.again.on_click(self._redraw_random)
-        super().__init__([widgets.HBox([self.fact_box, self.memory]),
+        super().__init__([widgets.HBox([self.sentence, self.memory]),
                           widgets.HBox([self.n, self.again])])
 
     def _redraw_random(self, _=None):
@@ -140,7 +140,7 @@ class _MemoryExplorer(Explorer):
                         xlabel="cosine of read-back and right room", room=0.2)
 
     def _compute(self):
-        typed, notes = read_facts(self.fact_box.value)
+        typed, notes = read_facts(self.sentence.value)
         n = _clamp(self.n.value, 1, MAX_N, 12)
         kind = self.memory.value if self.memory.value in dict(
             (v, k) for k, v in MEMORY_OPTIONS) else "delta"
@@ -251,7 +251,7 @@ class _MemoryExplorer(Explorer):
 def memory_explorer(facts=DEFAULT_FACTS, memory="delta", n=12, seed=0):
     """Lesson 14: store "name=room" facts in a memory and ask for every name.
 
-    ``.fact_box`` (typed facts), ``.memory`` ("softmax", "linear", "delta",
+    ``.sentence`` (typed facts), ``.memory`` ("softmax", "linear", "delta",
     "gated"), ``.n`` (facts in the context, 1-64; random facts fill up after
     the typed ones) and the button "New random facts". ``.facts`` lists the
     context, ``.state`` what the memory holds, ``.answers`` {name: (room
