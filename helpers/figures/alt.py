@@ -173,6 +173,13 @@ def _tick_labels(ax, axis: str, n: int):
     return labels
 
 
+def _is_rule(line) -> bool:
+    """An ``axhline``/``axvline`` (a guide across the panel, not data)."""
+    x, y = (np.asarray(v, dtype=float).ravel() for v in line.get_data())
+    return x.size == 2 and ((x.tolist() == [0.0, 1.0] and y[0] == y[1])
+                            or (y.tolist() == [0.0, 1.0] and x[0] == x[1]))
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text.replace("−", "-"))
@@ -240,7 +247,8 @@ def _axes_text(ax, head: str = "") -> str:
         single = len(ax.containers) == 1
         parts.append(bars(_legend_name(container, (ylabel or "bars") if single
                                        else f"series {k + 1}"), labels, heights))
-    lines = [ln for ln in ax.get_lines() if len(np.atleast_1d(ln.get_xdata())) > 1]
+    lines = [ln for ln in ax.get_lines() if len(np.atleast_1d(ln.get_xdata())) > 1
+             and not _is_rule(ln)]
     named = [ln for ln in lines if not ln.get_label().startswith("_")]
     for k, line in enumerate(named or lines[:4]):
         parts.append(series(_legend_name(line, f"line {k + 1}"),

@@ -263,8 +263,8 @@ def _sense_alt(head, gap, senses, sense_names, step_names, word):
         if rows.size:
             mean = rows.mean(axis=0)
             parts.append(f"{sense_names[s]} sentences ({len(rows)}): mean "
-                         f"gap {alt_text.number(mean[0])} at {step_names[0]}, "
-                         f"{alt_text.number(mean[-1])} at {step_names[-1]}")
+                         f"gap {alt_text.number(mean[0])} ({step_names[0]}) to "
+                         f"{alt_text.number(mean[-1])} ({step_names[-1]})")
     a, b = gap[senses == 0], gap[senses == 1]
     apart = [k for k in range(n_steps) if a.size and b.size
              and a[:, k].min() > b[:, k].max()]
@@ -272,10 +272,10 @@ def _sense_alt(head, gap, senses, sense_names, step_names, word):
         parts.append(f"the two senses of '{word}' overlap at every step")
     elif apart == list(range(apart[0], n_steps)):
         parts.append(f"every {sense_names[0]} sentence is above every "
-                     f"{sense_names[1]} one from {step_names[apart[0]]} on")
+                     f"{sense_names[1]} one from '{step_names[apart[0]]}' on")
     else:
         parts.append(f"the senses are fully apart at {len(apart)} of {n_steps} "
-                     f"steps, first at {step_names[apart[0]]}")
+                     f"steps, first at '{step_names[apart[0]]}'")
     return ". ".join(parts) + "."
 
 

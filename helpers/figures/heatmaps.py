@@ -434,8 +434,12 @@ def _model_heads_alt(W, labels, suptitle):
     """Each layer's heads grouped by their habit (which key most queries
     look at), and the strongest cell of the whole picture."""
     n_layers, n_heads, n, _ = W.shape
+    flat = int(np.nanargmax(np.where(np.isfinite(W), W, -np.inf)))
+    top = np.unravel_index(flat, W.shape)
     parts = [f"{' '.join(str(suptitle).split())}. {n_layers} layers × {n_heads} "
-             f"heads, {n} tokens each, weights 0 to 1."]
+             f"heads, {n} tokens each, weights 0 to 1. Strongest: layer {top[0]}, "
+             f"head {top[1]}, '{labels[top[2]]}' → '{labels[top[3]]}' "
+             f"{alt_text.number(W[top])}. What each head's queries mostly look at:"]
     for layer in range(n_layers):
         groups = {}
         for head in range(n_heads):
@@ -445,11 +449,18 @@ def _model_heads_alt(W, labels, suptitle):
                     }.get(kind, phrase.split(" (")[0].replace("most queries ", ""))
             groups.setdefault(name, []).append(str(head))
         parts.append(f"Layer {layer}: " + "; ".join(
-            f"heads {', '.join(hs)} {name}" if len(hs) > 1 else f"head {hs[0]} "
-            + name.replace("look ", "looks ").replace("have ", "has ")
-            for name, hs in groups.items()) + ".")
-    flat = int(np.nanargmax(np.where(np.isfinite(W), W, -np.inf)))
-    layer, head, i, j = np.unravel_index(flat, W.shape)
-    parts.append(f"Strongest: layer {layer}, head {head}, '{labels[i]}' → "
-                 f"'{labels[j]}' {alt_text.number(W[layer, head, i, j])}.")
+            _heads_phrase(hs, name, n_heads) for name, hs in groups.items()) + ".")
     return " ".join(parts)
+
+
+def _heads_phrase(hs, name, n_heads):
+    """"heads 0, 2 look at '[CLS]'", "all 12 heads ...", "all heads but 4 ..."."""
+    if len(hs) == 1:
+        return f"head {hs[0]} " + name.replace("look ", "looks ").replace(
+            "have ", "has ")
+    if len(hs) == n_heads:
+        return f"all {n_heads} heads {name}"
+    if len(hs) > n_heads / 2:
+        others = [str(h) for h in range(n_heads) if str(h) not in hs]
+        return f"all heads but {', '.join(others)} {name}"
+    return f"heads {', '.join(hs)} {name}"

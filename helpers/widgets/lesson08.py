@@ -272,6 +272,9 @@ class _ImageExplorer(SentenceExplorer):
         return (f"Ask for nothing, so they look at every patch equally "
                 f"(1/{images.N_PATCHES} each): {words}{more}.")
 
+    def _picture_name(self):
+        return "Caption words looking at the picture"
+
     def _describe(self, s):
         return caption_words(s.tokens, s.weights, s.shown, s.silent)
 
