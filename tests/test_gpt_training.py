@@ -167,3 +167,24 @@ def test_the_live_monitor_updates_with_its_text_alternative():
     assert any(t.startswith("chance") for t in labels)
     assert sum("layer 0" in t for t in labels) == 2
     assert sum("layer 1" in t for t in labels) == 2
+
+
+def test_phase_two_starts_after_the_measured_phase_change(monkeypatch):
+    real = gt.probe_scores
+    seen = []
+
+    def fake(params, *args, **kwargs):  # the probes "copy" from step 250 on
+        s = real(params, *args, **kwargs)
+        seen.append(len(seen))
+        late = len(seen) > 1  # the first look is at step 0
+        return dict(s, copy2=0.4 * s["copy1"] if late else s["copy1"])
+
+    monkeypatch.setattr(gt, "probe_scores", fake)
+    rows = []
+    _, log, r = gt.train(steps=5000, phase2_after=50, phase2_steps=100,
+                         callback=rows.append, every=250)
+    assert r["phase_change_step"] == 250
+    assert r["phase2_from"] == 300 and r["steps"] == 400
+    assert log[-1]["step"] == 400 and rows[-1]["phase_change_step"] == 250
+    assert gt.learning_rate(300, r) == pytest.approx(r["lr"])
+    assert gt.learning_rate(400, r) == pytest.approx(r["final_lr"] * r["lr"])

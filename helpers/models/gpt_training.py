@@ -26,9 +26,9 @@ pattern, and the heads are named afterwards, by measurement.
 The data (:func:`markov_windows`, :func:`repeat_window`): in-context Markov
 chains, each window a walk on a small random alphabet arranged in a cycle,
 so that only a head that finds the current word earlier and reads what came
-after it can predict; later, plain repeats. :data:`RECIPE` is the live
-recipe; ``train()`` with it grows a previous-token head in layer 0 and an
-induction head in layer 1.
+after it predicts well; after the phase change, plain repeats join in.
+:data:`RECIPE` is the live recipe: it grows a previous-token head in layer 0
+and an induction head in layer 1 (data/README.md, induction/, numpy pilots).
 """
 
 from __future__ import annotations
@@ -44,23 +44,9 @@ import numpy as np
 from helpers import induction
 
 __all__ = [
-    "CONFIG",
-    "PROBE_SEEDS",
-    "RECIPE",
-    "init_params",
-    "forward",
-    "loss_and_grads",
-    "AdamW",
-    "learning_rate",
-    "markov_windows",
-    "repeat_window",
-    "training_batch",
-    "probe_scores",
-    "train",
-    "save",
-    "as_model",
-    "tokenizer",
-    "symbols",
+    "CONFIG", "PROBE_SEEDS", "RECIPE", "init_params", "forward", "loss_and_grads",
+    "AdamW", "learning_rate", "markov_windows", "repeat_window", "training_batch",
+    "probe_scores", "train", "save", "as_model", "tokenizer", "symbols",
     "write_tokenizer",
 ]
 
@@ -75,23 +61,31 @@ PROBE_SEEDS = range(424200, 424216)
 #: The live recipe: every setting of :func:`train`.
 RECIPE = {
     "seed": 1313,
-    "steps": 16000,
+    "steps": 16000,      # at most (the run ends phase2_steps after phase 2 starts)
     "batch": 16,
     "window": 64,        # ids per window (63 predictions)
     "lr": 3e-3,
     "warmup": 100,       # steps of a linear warm-up to lr
-    "decay_from": 11000,  # then a cosine to final_lr * lr at the last step
+    "decay_from": None,  # then a cosine to final_lr * lr at the last step
+    #                      (None: where phase 2 starts)
     "final_lr": 0.1,
     "betas": (0.9, 0.98),
     "weight_decay": 0.01,
     "clip": 1.0,         # global gradient norm
     "wpe_std": 0.01,     # the position embeddings' initial scale
     "alphabet": (6, 24),  # words per Markov window
-    "follow": 0.65,      # chance that a word is followed by its successor
-    "phase2_from": 11000,  # from here: a share of plain repeats, chains tighter
+    "follow": 0.7,       # chance that a word is followed by its successor
+    #                      (or ((from_step, chance), ...): a schedule)
+    "phase2_from": None,  # from here: a share of plain repeats, chains tighter;
+    #   None: phase2_after steps after the phase change, when the probes'
+    #   second copy first costs less than half the first
+    "phase2_after": 1500,
+    "phase2_steps": 3000,
     "phase2_repeats": 0.5,
     "phase2_follow": 0.9,
 }
+#: How often the training loop looks for the phase change (probes), in steps.
+CHECK_EVERY = 250
 
 
 # -- the model --------------------------------------------------------------------
@@ -116,8 +110,8 @@ def init_params(config=None, seed: int = 0, dtype=np.float32,
 
 
 def _shape(params):
-    n_layer = sum(1 for k in params if k.endswith("ln_1.weight"))
-    return n_layer, params["wte.weight"].shape[1]
+    return (sum(k.endswith("ln_1.weight") for k in params),
+            params["wte.weight"].shape[1])
 
 
 def _ln(x, g, b):
@@ -277,8 +271,9 @@ def learning_rate(step: int, recipe) -> float:
     last step."""
     r = recipe
     lr = r["lr"] * min(1.0, (step + 1) / max(1, r["warmup"]))
-    if step >= r["decay_from"]:
-        t = (step - r["decay_from"]) / max(1, r["steps"] - r["decay_from"])
+    decay = r["phase2_from"] if r["decay_from"] is None else r["decay_from"]
+    if decay is not None and step >= decay:
+        t = (step - decay) / max(1, r["steps"] - decay)
         f = r["final_lr"]
         lr *= f + (1 - f) / 2 * (1 + math.cos(math.pi * t))
     return lr
@@ -318,44 +313,35 @@ def repeat_window(rng, T: int, vocab: int = 128, seg=(8, 20), lead=(0, 23)):
     return np.array(out[:T], dtype=np.int64)
 
 
+def _at(step, setting):
+    """A setting that may change during training: a number, or ``((from_step,
+    value), ...)`` in order of steps, the last one reached applies."""
+    if not isinstance(setting, (tuple, list)):
+        return setting
+    return [v for s, v in setting if s <= step][-1]
+
+
 def training_batch(rng, step: int, recipe, vocab: int = 128) -> np.ndarray:
     """The windows of one step, ``(batch, window)`` ids: Markov chains, and
     from ``phase2_from`` on a share ``phase2_repeats`` of plain repeats with
     the chains following their cycle ``phase2_follow`` of the time."""
     r = recipe
     B, T = r["batch"], r["window"]
-    late = step >= r["phase2_from"]
-    follow = r["phase2_follow"] if late else r["follow"]
+    late = r["phase2_from"] is not None and step >= r["phase2_from"]
+    follow = r["phase2_follow"] if late else _at(step, r["follow"])
     out = markov_windows(rng, B, T, vocab, r["alphabet"], follow)
     if late and r["phase2_repeats"]:
         for b in np.flatnonzero(rng.random(B) < r["phase2_repeats"]):
             out[b] = repeat_window(rng, T, vocab)
-    if step < r.get("skip_until", 0):  # pilot: rows with a rule on two back
-        rows = np.flatnonzero(rng.random(B) < r["skip_rows"])
-        out[rows] = skip_windows(rng, len(rows), T, vocab, r["skip"], r["seed"])
-    return out
-
-
-def skip_windows(rng, batch, T, vocab=128, p=0.5, seed=0):
-    """Pilot: random words where, with probability ``p``, a word is
-    ``rule[the word two before]`` (a fixed random permutation): only a head
-    that looks one back tells the next word. ``(batch, T)`` ids."""
-    rule = np.concatenate([[0], 1 + np.random.default_rng(seed).permutation(vocab - 1)])
-    out = rng.integers(1, vocab, size=(batch, T))
-    out[:, 0] = 0
-    use = rng.random((batch, T)) < p
-    for t in range(3, T):
-        out[:, t] = np.where(use[:, t], rule[out[:, t - 2]], out[:, t])
     return out
 
 
 # -- measuring on the probes --------------------------------------------------------
 def probe_scores(params, n_heads: int = 2, seeds=PROBE_SEEDS, vocab: int = 128):
-    """On the probes (``<|endoftext|>``, 0-23 random words, 8-20 words twice,
-    one per seed, run as one padded batch: a causal model never sees the
-    padding): ``{"copy1", "copy2"}`` the mean first- and second-copy loss,
-    and ``"prev"``, ``"pm"`` every head's previous-token and prefix-matching
-    score, ``(n_layers, n_heads)`` (:mod:`helpers.induction`)."""
+    """On the probes (one per seed, in one padded batch: a causal model never
+    sees the padding): ``{"copy1", "copy2"}`` the mean first- and second-copy
+    loss, ``"prev"``, ``"pm"`` every head's previous-token and prefix-matching
+    score ``(n_layers, n_heads)`` (:mod:`helpers.induction`)."""
     probes = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -390,10 +376,21 @@ def train(recipe=None, *, callback=None, every: int = 250, params=None,
     and after the last, the probes are measured (:func:`probe_scores`) and a
     row is added to the log; ``callback(row)`` then gets that dict (``step``,
     ``seconds``, ``train_loss``, ``copy1_loss``, ``copy2_loss``, ``prev``,
-    ``pm``, ``lr``), e.g. a live monitor's ``update``.
+    ``pm``, ``lr``, and ``steps``, ``phase2_from``, ``phase_change_step`` as
+    known by then),
+    e.g. a live monitor's ``update``.
 
-    Returns ``(params, log, recipe)``: the log is the list of rows; the same
-    recipe and seed give the same weights on the same machine.
+    With ``phase2_from=None`` the loop looks at the probes every
+    :data:`CHECK_EVERY` steps; the first time the second copy costs less
+    than half the first (the phase change), phase 2 is set to start
+    ``phase2_after`` steps later and to last ``phase2_steps``, within
+    ``steps`` at most (phase 2 takes the last ``phase2_steps`` if the phase
+    change comes late or never). The data never looks at an attention
+    pattern, only at the probes' loss.
+
+    Returns ``(params, log, recipe)``: the log is the list of rows, the
+    recipe has the steps as run and ``phase_change_step``; the same recipe
+    and seed give the same weights on the same machine.
     """
     r = dict(RECIPE, **(recipe or {}), **changes)
     cfg = dict(CONFIG, **(config or {}))
@@ -403,24 +400,39 @@ def train(recipe=None, *, callback=None, every: int = 250, params=None,
     opt = AdamW(params, r["betas"], r["weight_decay"], r["clip"])
     rng = np.random.default_rng(r["seed"] + 1)
     log, running, start = [], [], time.perf_counter()
+    adaptive = r["phase2_from"] is None
+    r["phase_change_step"] = None
+    if adaptive:  # until the phase change: phase 2 as late as it may be
+        r["phase2_from"] = max(0, r["steps"] - r["phase2_steps"])
 
-    def measure(step):
-        s = probe_scores(params, H, vocab=V)
+    def measure(step, s=None):
+        s = s or probe_scores(params, H, vocab=V)
         row = {"step": step, "seconds": round(time.perf_counter() - start, 2),
                "train_loss": float(np.mean(running)) if running else float("nan"),
                "copy1_loss": s["copy1"], "copy2_loss": s["copy2"],
-               "prev": s["prev"], "pm": s["pm"], "lr": learning_rate(step, r)}
+               "prev": s["prev"], "pm": s["pm"], "lr": learning_rate(step, r),
+               "steps": r["steps"], "phase2_from": r["phase2_from"],
+               "phase_change_step": r["phase_change_step"]}
         running.clear()
         log.append(row)
         if callback is not None:
             callback(row)
 
-    for step in range(r["steps"]):
+    step = 0
+    while step < r["steps"]:
+        s = None
+        if adaptive and r["phase_change_step"] is None and step % CHECK_EVERY == 0:
+            s = probe_scores(params, H, vocab=V)
+            if step and s["copy2"] < 0.5 * s["copy1"]:
+                r["phase_change_step"] = step
+                r["phase2_from"] = min(r["phase2_from"], step + r["phase2_after"])
+                r["steps"] = r["phase2_from"] + r["phase2_steps"]
         if step % every == 0:
-            measure(step)
+            measure(step, s)
         loss, grads = loss_and_grads(params, training_batch(rng, step, r, V), H)
         opt.step(params, grads, learning_rate(step, r))
         running.append(loss)
+        step += 1
     measure(r["steps"])
     return params, log, r
 
@@ -465,9 +477,8 @@ def tokenizer(vocab_size: int = 128):
 
 
 def as_model(params, config=None):
-    """The trained ``params`` as a :class:`helpers.models.gpt.GPT` (no files
-    written): ``model.run(ids)``, ``ablate=...``, everything lesson 13 does
-    with ``data/induction/``'s model."""
+    """The trained ``params`` as a :class:`helpers.models.gpt.GPT`, no files
+    written: everything lesson 13 does with ``data/induction/``'s model."""
     from helpers.models import gpt
 
     cfg = dict(CONFIG, **(config or {}))
@@ -495,10 +506,10 @@ def gpt2_tensors(params) -> dict:
     for i in range(n_layer):
         p = f"transformer.h.{i}."
         out[p + "ln_2.weight"], out[p + "ln_2.bias"] = np.ones(d), np.zeros(d)
-        out[p + "mlp.c_fc.weight"] = np.zeros((d, 4 * d))
-        out[p + "mlp.c_fc.bias"] = np.zeros(4 * d)
-        out[p + "mlp.c_proj.weight"] = np.zeros((4 * d, d))
-        out[p + "mlp.c_proj.bias"] = np.zeros(d)
+        out[p + "mlp.c_fc.weight"], out[p + "mlp.c_fc.bias"] = np.zeros(
+            (d, 4 * d)), np.zeros(4 * d)
+        out[p + "mlp.c_proj.weight"], out[p + "mlp.c_proj.bias"] = np.zeros(
+            (4 * d, d)), np.zeros(d)
     return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in out.items()}
 
 
@@ -569,8 +580,7 @@ def save(params, folder, log=None, recipe=None, seconds=None, config=None) -> di
                    for k, v in (recipe or {}).items()},
         "trainer": "numpy (helpers.models.gpt_training)",
         "train_seconds": None if seconds is None else round(seconds),
-        "steps": (recipe or {}).get("steps"),
-        "threads": 1,
+        "steps": (recipe or {}).get("steps"), "threads": 1,
         "parameters": int(sum(v.size for v in params.values())),
         "induction_head": list(ind),
         "induction_prefix_matching": round(float(pm[ind]), 4),

@@ -51,7 +51,7 @@ def chance_levels(vocab_size: int = 128, seeds=gpt_training.PROBE_SEEDS) -> dict
             "loss": math.log(vocab_size - 1)}
 
 
-def describe(row: dict, steps: int) -> str:
+def describe(row: dict, steps: int, phase_change=None) -> str:
     """The text alternative of the monitor's figure at one log ``row``."""
     if row is None:
         return f"Training of {steps:,} steps, not started."
@@ -65,7 +65,9 @@ def describe(row: dict, steps: int) -> str:
             f"training loss {loss}; on the probes the second copy costs "
             f"{row['copy2_loss']:.2f} nats against {row['copy1_loss']:.2f} for "
             f"the first (ratio {ratio:.2f}); previous-token score {heads0}; "
-            f"prefix-matching score {heads1}.")
+            f"prefix-matching score {heads1}."
+            + ("" if phase_change is None else
+               f" The phase change came at step {phase_change:,}."))
 
 
 class TrainingMonitor:
@@ -73,13 +75,18 @@ class TrainingMonitor:
 
     Display it, then pass ``monitor.update`` as the ``callback`` of
     :func:`helpers.models.gpt_training.train`: each call records the log
-    row and redraws the figure. ``.rows`` holds the rows, ``.alt`` the
-    latest text alternative, ``.figure`` the latest figure, ``.png`` its
-    bytes and ``.draws`` how many times it was drawn.
+    row and redraws the figure. ``recipe_change``: the step where the
+    recipe's second phase starts (plain repeats join the chains, the
+    learning rate starts to fall); with an adaptive recipe it, the phase
+    change and the last step come with the first row after the phase
+    change. Both are marked on both panels. ``.rows`` holds the rows,
+    ``.alt`` the latest text alternative, ``.figure`` the latest figure,
+    ``.png`` its bytes and ``.draws`` how many times it was drawn.
     """
 
-    def __init__(self, steps: int, vocab_size: int = 128):
+    def __init__(self, steps: int, vocab_size: int = 128, recipe_change=None):
         self.n_steps = int(steps)
+        self.recipe_change, self.phase_change = recipe_change, None
         self.chance = chance_levels(vocab_size)
         self.rows, self.draws, self.figure, self.png = [], 0, None, b""
         self.bar = widgets.IntProgress(value=0, min=0, max=self.n_steps,
@@ -95,11 +102,16 @@ class TrainingMonitor:
         """Record a log row of ``train`` and redraw (its ``callback``)."""
         self.rows.append(row)
         step = int(row["step"])
+        if row.get("phase_change_step") is not None:  # the run's plan is known
+            self.phase_change = int(row["phase_change_step"])
+            self.recipe_change = int(row["phase2_from"])
+            self.n_steps = int(row["steps"])
+            self.bar.max = self.n_steps
         self.bar.value = min(step, self.n_steps)
         self.bar.description = f"step {step}"
         self.label.value = (f"second/first copy "
                             f"{row['copy2_loss'] / row['copy1_loss']:.2f}")
-        self.alt = describe(row, self.n_steps)
+        self.alt = describe(row, self.n_steps, self.phase_change)
         self._draw()
         if step >= self.n_steps:
             for handle in self._handles:  # the finished figure, for the record
@@ -137,6 +149,15 @@ class TrainingMonitor:
         right.set(xlabel="training step", ylabel="score", ylim=(0, 1.05),
                   title="The heads' scores")
         right.legend(loc="upper left", fontsize=7)
+        marks = ((self.phase_change, "-.", "phase change"),
+                 (self.recipe_change, (0, (1, 3)), "repeats join in"))
+        for k, (at, ls, what) in enumerate(marks):
+            if at is None or not 0 < at < self.n_steps:
+                continue
+            for ax in (left, right):
+                ax.axvline(at, color="0.3", linestyle=ls, linewidth=1)
+            left.text(at, 5.9 - 0.35 * k, f" {what}, step {at:,}", fontsize=7,
+                      color="0.3", va="top")
         for ax in (left, right):
             ax.set_xlim(0, max(self.n_steps, 1))
             ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
@@ -168,7 +189,8 @@ def train_live(every: int = 250, show: bool = True, **changes):
     ``steps=200``), measuring the probes every ``every`` steps. Returns
     ``(params, log, monitor)``."""
     recipe = dict(gpt_training.RECIPE, **changes)
-    monitor = TrainingMonitor(recipe["steps"])
+    monitor = TrainingMonitor(recipe["steps"], recipe_change=recipe["phase2_from"])
+    # with phase2_from None the plan (and the last step) is known at the phase change
     if show:
         from IPython.display import display
 
