@@ -198,7 +198,8 @@ def test_rope_angles_are_float64_far_into_a_text():
     assert np.abs(far - base).max() <= 1e-9
     q32, k32 = Q.astype(np.float32), K.astype(np.float32)
     near32 = rope(q32, p).astype(float) @ rope(k32, p).astype(float).T
-    far32 = rope(q32, p + 100_000).astype(float) @ rope(k32, p + 100_000).astype(float).T
+    far = p + 100_000
+    far32 = rope(q32, far).astype(float) @ rope(k32, far).astype(float).T
     assert np.abs(far32 - near32).max() <= 1e-4  # only float32's own rounding
 
 
@@ -267,3 +268,32 @@ def test_local_attention_equals_the_masked_plain_attention(n, w, block):
     expected = scaled_dot_product_attention(Q, K, V, mask=sliding_window_mask(n, w))[0]
     got = local_attention(Q, K, V, w, block=block)
     assert np.abs(got - expected).max() <= 1e-12
+
+
+# --- lesson 12's figures say what they show -----------------------------------
+
+def test_every_lesson_12_figure_sets_a_distinct_text_alternative():
+    import matplotlib.pyplot as plt
+
+    from helpers.figures import scaleplots
+
+    figs = [
+        scaleplots.memory_and_time([256, 512], [0.6, 1.9], [0.6, 2.1], [0.4, 1.5],
+                                   [0.4, 0.8]),
+        scaleplots.window_reach([sliding_window_mask(8, 3),
+                                 sliding_window_mask(8, 3).astype(int)
+                                 @ sliding_window_mask(8, 3).astype(int) > 0], 3),
+        scaleplots.sink_heads(np.full((4, 6), 0.01), np.eye(4, 6) * 0.35,
+                              {"no layer": 4.48, "layer 1 alone": 3.98},
+                              chance_full=0.043, chance_window=0.111, full_loss=3.67),
+    ]
+    alts = [fig.alt for fig in figs]
+    assert all(isinstance(a, str) and len(a) >= 20 for a in alts)
+    assert len(set(alts)) == len(alts)
+    assert "plain: 0.6 at 256 to 1.9 at 512" in alts[0]
+    assert "after 2 layers the last token (7) reaches 5 tokens, keys 3 to 7" in alts[1]
+    assert "most in layer 0 head 0 (0.35)" in alts[2]
+    assert "layer 1 alone 3.98" in alts[2]
+    assert "dashed line at 3.67" in alts[2]
+    for fig in figs:
+        plt.close(fig)
