@@ -164,7 +164,7 @@ def delta_rule(Q, K, V, beta, alpha=None):
     for t in range(n):
         k, v, q = K[..., t, :], V[..., t, :], Q[..., t, :]
         b = beta[..., t, None, None]
-        old = (k[..., None, :] @ S)[..., 0, :]             # what S holds for k: (..., d_v)
+        old = (k[..., None, :] @ S)[..., 0, :]             # what S holds for k
         S = S - b * (k[..., :, None] * old[..., None, :])  # erase it ...
         if gate is not None:
             S = gate[..., t, None, None] * S               # ... forget a share ...

@@ -20,13 +20,14 @@ def ex():
 
 
 def test_in_the_table():
-    assert any(row.name == "memory_explorer" and row.lesson == 14 for row in W.EXPLORERS)
+    assert any(row.name == "memory_explorer" and row.lesson == 14
+               for row in W.EXPLORERS)
 
 
 def test_opens_and_tells_the_overwrite(ex):
     assert ex.last_error is None and bytes(ex.picture.value).startswith(PNG)
     assert ex.asked == 11 and ex.answers["Ada"][1] == "9"   # the later room
-    assert "repeat a name" in ex.message
+    assert "1 fact repeats a name" in ex.message
     assert ex.state.shape == (16, 16)
 
 

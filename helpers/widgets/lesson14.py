@@ -179,8 +179,9 @@ class _MemoryExplorer(Explorer):
         notes.insert(0, f"{hits} of {len(asked)} names recalled from {len(facts)} "
                      f"facts; the memory holds {what}"
                      + (f" ({size:,} numbers)." if kind == "softmax" else ".")
-                     + (f" {twice} of the facts repeat a name: the later room is "
-                        "right." if twice else ""))
+                     + ((" 1 fact repeats a name" if twice == 1 else
+                         f" {twice} facts repeat a name")
+                        + ": the later room is right." if twice else ""))
         if len(asked) > MAX_BARS:
             notes.append(f"Showing the first {MAX_BARS} of {len(asked)} names.")
         # tokens: the rows of the grid drawn (a state's key dimensions, or

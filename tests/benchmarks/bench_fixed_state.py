@@ -81,8 +81,8 @@ def forward_table(sizes):
         soft.append(s)
         lin.append(t)
         print(f"{n:>6,} | {s:>10.3f} | {t:>9.3f} | {sm:>11.2f} | {lm:>10.2f}")
-    print(f"crossover: linear attention is faster from n = {crossover(sizes, soft, lin)}"
-          " on\n")
+    cross = crossover(sizes, soft, lin)
+    print(f"crossover: linear attention is faster from n = {cross} on\n")
 
 
 def decode_table(sizes, heads=8, d=64):
@@ -103,7 +103,8 @@ def decode_table(sizes, heads=8, d=64):
 
         cached.append(best_ms(cache_step, repeats=50))
         state.append(best_ms(state_step, repeats=50))
-        print(f"n = {n:>5,}: KV cache {cached[-1]:7.4f} ms ({Kc.nbytes * 2 / 2**20:6.2f} "
+        mib = Kc.nbytes * 2 / 2**20
+        print(f"n = {n:>5,}: KV cache {cached[-1]:7.4f} ms ({mib:6.2f} "
               f"MiB) | state {state[-1]:7.4f} ms ({S.nbytes / 2**20:5.3f} MiB)")
     print(f"state step, largest / smallest over n: {max(state) / min(state):.2f}x "
           f"(target <= 1.3x); KV cache step x{cached[-1] / cached[0]:.1f} from "
@@ -122,7 +123,8 @@ def recall_table(Ns):
 
 def hybrid_table():
     c = QWEN3_NEXT
-    L, full = c["num_hidden_layers"], c["num_hidden_layers"] // c["full_attention_interval"]
+    L = c["num_hidden_layers"]
+    full = L // c["full_attention_interval"]
     kv = kv_cache_bytes(1, c["num_key_value_heads"], c["head_dim"])  # one layer, bf16
     st = state_bytes(L - full, c["linear_num_value_heads"], c["linear_key_head_dim"],
                      c["linear_value_head_dim"])

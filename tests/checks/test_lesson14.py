@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from helpers import checks
-from helpers.checks.lesson14 import HYBRID_CASES, hybrid_mistakes, reference_hybrid_bytes
+from helpers.checks.lesson14 import (HYBRID_CASES, hybrid_mistakes,
+                                     reference_hybrid_bytes)
 from tools.solutions import lesson14
 
 
