@@ -205,7 +205,7 @@ def _points_text(ax) -> str:
     notes = [t for t in ax.texts if hasattr(t, "xy") and t.get_text().strip()]
     text = f"{n} points"
     if notes:
-        shown = notes[:16]
+        shown = notes[:24]
         text += ": " + "; ".join(
             f"'{plain(t.get_text())}' at ({number(round(float(t.xy[0]), 2))}, "
             f"{number(round(float(t.xy[1]), 2))})" for t in shown)
