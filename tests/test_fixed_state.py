@@ -204,3 +204,41 @@ def test_bad_shapes_are_told():
         linear_attention(np.ones((2, 3)), np.ones((2, 4)), np.ones((2, 4)))
     with pytest.raises(ValueError, match="one number per token"):
         delta_rule(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), beta=[1.0])
+
+
+# ------------------------------------------------------------- the figures ---
+
+def _figures(shift=0.0):
+    from helpers.figures import fixedplots as F
+
+    n = [64, 128, 256]
+    Ns = [4, 8, 16, 32]
+    rng = np.random.default_rng(int(round(shift * 100)))
+    A = rng.random((3, 3))
+    A /= A.sum(1, keepdims=True)
+    return {
+        "cost": F.cost_curves(n, [1.0 + shift, 2, 8], [1.5, 1.8, 2.5], [1, 4, 16],
+                              [1, 2, 4]),
+        "decode": F.decode_steps(n, [0.1 + shift, 0.2, 0.4], [0.1] * 3, [1, 2, 4],
+                                 [0.5] * 3),
+        "patterns": F.two_patterns(["a", "b", "c"], A, A[::-1]),
+        "recall": F.recall_curves(Ns, {"softmax": [1.0] * 4,
+                                       "linear": [1, 0.95, 0.85 - shift, 0.5]}, d_k=16),
+        "position": F.recall_by_position(np.arange(4), {"delta": [0.4 + shift, 0.6,
+                                                                  0.9, 1.0]}, N=4),
+        "gate": F.gate_forgetting(np.arange(4), {1.0: [0.4, 0.6, 0.9, 1.0],
+                                                 0.8: [0.1 + shift, 0.3, 0.8, 1]}, N=4),
+        "copy": F.copy_curves([8, 16, 32], {"softmax": [1, 1, 1],
+                                            "delta": [0.9 - shift, 0.6, 0.4]}, d=16),
+    }
+
+
+def test_every_figure_sets_a_distinct_alt_from_its_numbers():
+    first, second = _figures(), _figures(0.05)
+    for name, fig in first.items():
+        assert fig.alt and len(fig.alt) >= 20 and any(c.isdigit() for c in fig.alt)
+        assert fig.alt != second[name].alt, name
+    assert len({f.alt for f in first.values()}) == len(first)
+    assert "below 90% from N = 16" in first["recall"].alt
+    assert "never below 90%" in first["recall"].alt
+    assert "faster from n = 128" in first["cost"].alt
