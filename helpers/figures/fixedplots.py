@@ -142,11 +142,14 @@ def recall_curves(Ns, accuracy: dict, d_k: int, *, ylabel="recall accuracy",
     ax.set(xlabel="facts in the context N", ylabel=ylabel, ylim=(-0.02, 1.05),
            title=title)
     ax.legend(fontsize=8, loc="center right")
-    drops = "; ".join(
-        f"{LOOK[m][2]}: " + (f"below 90% from N = {below(Ns, a)}"
-                             if below(Ns, a) is not None else "never below 90%")
-        + f" (at N = {Ns[-1]}: {alt_text.number(a[-1])})"
-        for m, a in accuracy.items())
+    def drop(a):
+        N = below(Ns, a)
+        if N is None:
+            return "never below 90%"
+        return f"below 90% from N = {N} ({alt_text.number(a[list(Ns).index(N)])})"
+
+    drops = "; ".join(f"{LOOK[m][2]}: {drop(a)} (at N = {Ns[-1]}: "
+                      f"{alt_text.number(a[-1])})" for m, a in accuracy.items())
     fig.alt = f"{title}, d_k = {d_k}. {drops}."
     return fig
 
