@@ -242,3 +242,27 @@ def test_the_calculator_prints_no_about_for_small_counts():
     assert calc.lines[-1] == "all 1 layer: 4"
     big = W.parameter_calculator()
     assert "per head (4 matrices): 6,291,456 (about 6.3 million)" in big.lines
+
+
+def test_the_real_model_explorer_without_its_model_says_what_to_do(monkeypatch):
+    from helpers.widgets import lesson10
+
+    monkeypatch.setattr(lesson10, "_shared_model",
+                        lambda: (None, "No copy of the model here."))
+    ex = lesson10.real_attention_explorer()
+    assert "no picture, the model is not on this computer" in ex.alt
+    assert "download the model once" in ex.alt
+    assert ex.alt.endswith("Note: No copy of the model here.")
+    ex.close()
+
+
+def test_the_training_monitor_describes_its_curve():
+    from helpers import widgets as W
+
+    monitor = W.TrainingMonitor(steps=3, title="Loss", ylabel="loss")
+    assert monitor.alt == "Loss: not started (3 steps to go)."
+    for step, loss in enumerate([2.0, 1.0, 0.5], start=1):
+        monitor.update(step, loss)
+    assert monitor.alt == "Loss: step 3 of 3. loss: 2 at 1 to 0.5 at 3."
+    bundle = monitor._repr_mimebundle_()
+    assert 'alt="Loss: step 3 of 3.' in bundle["text/html"]
