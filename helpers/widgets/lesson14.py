@@ -145,6 +145,9 @@ class _MemoryExplorer(Explorer):
         kind = self.memory.value if self.memory.value in dict(
             (v, k) for k, v in MEMORY_OPTIONS) else "delta"
         facts = list(typed)
+        if not facts:
+            notes.append(f"No facts typed (write name=room, separated by commas): "
+                         f"{n} random facts.")
         if len(facts) > n:
             notes.append(f"{len(facts)} facts typed, more than N = {n}: all are kept.")
         else:
