@@ -9,10 +9,9 @@ from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.controls import _choose
 from helpers.widgets.engine import nice_limit
-from helpers.widgets.policy import BAR_HIGHLIGHT
 from helpers.widgets.reading import _read
 from helpers.widgets.toy import _head, _project, _sentence
-from helpers.widgets.panels import MARK, Bars, Heatmap
+from helpers.widgets.panels import LABEL_HIGHLIGHT, MARK, Bars, Heatmap
 
 
 #: What each query/key slot of the adjective head reads (its three columns).
@@ -74,7 +73,7 @@ class _QKExplorer(SentenceExplorer):
                              title="Keys: what each token offers "
                                    "(\u25b6 orange: the query's own)",
                              xlabel="query/key slot (adjective head)",
-                             row_colours=[BAR_HIGHLIGHT if i == s.target
+                             row_colours=[LABEL_HIGHLIGHT if i == s.target
                                             else "black" for i in range(len(s.labels))])
         best = int(np.argmax(s.scores))
         k2 = art.products.update(s.scores, s.labels, highlight=best,

@@ -18,10 +18,10 @@ from helpers.widgets.engine import (
     label_width,
     nice_limit,
 )
-from helpers.widgets.policy import BAR_HIGHLIGHT, MAX_TOY_TOKENS
+from helpers.widgets.policy import MAX_TOY_TOKENS
 from helpers.widgets.reading import _read
 from helpers.widgets.toy import _head, _project, _sentence, _value_up
-from helpers.widgets.panels import Bars, Heatmap
+from helpers.widgets.panels import LABEL_HIGHLIGHT, Bars, Heatmap
 
 
 _UPDATE_HEADS = {"sense": "sense_head", "adjective": "adjective_head",
@@ -121,7 +121,7 @@ class _UpdateExplorer(SentenceExplorer):
         room -= label_width(" (0.00)", px)
         rows = [f"{fit_label(lab, px, room)} ({w:.2f})"
                 for lab, w in zip(s.labels, s.weights)] + rows[-1:]
-        colours = ["black"] * len(s.labels) + [BAR_HIGHLIGHT]
+        colours = ["black"] * len(s.labels) + [LABEL_HIGHLIGHT]
         k1 = art.flow.update(data, rows, cols, vmin=-lim, vmax=lim,
                              title=f"Values flowing into '{label}' (weight x V W_up)",
                              xlabel=f"feature written by the {s._head_name} head",

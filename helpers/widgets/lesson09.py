@@ -17,10 +17,10 @@ from helpers import lexicon, style, tinymodel
 from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state, mime_bundle
 from helpers.widgets.engine import display_label
-from helpers.widgets.policy import BAR_HIGHLIGHT, MAX_TOY_TOKENS, WEIGHT_SCALE
+from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
 from helpers.widgets.reading import _list_words
 from helpers.widgets.toy import _sentence
-from helpers.widgets.panels import MARK, Bars, Heatmap
+from helpers.widgets.panels import LABEL_HIGHLIGHT, MARK, Bars, Heatmap
 
 
 @lru_cache(maxsize=1)
@@ -97,7 +97,7 @@ class _SenseExplorer(SentenceExplorer):
 
     def _paint(self, art, s):
         pred, t = s.prediction, s.prediction.target_index
-        colours = [BAR_HIGHLIGHT if i == t else "black" for i in range(len(s.labels))]
+        colours = [LABEL_HIGHLIGHT if i == t else "black" for i in range(len(s.labels))]
         rows = [MARK + lab if i == t else lab for i, lab in enumerate(s.labels)]
         k1 = art.heat.update(s.weights, rows, s.labels, xlabel="key",
                              ylabel="query", row_colours=colours,
