@@ -21,7 +21,15 @@ import numpy as np
 
 from helpers.widgets.base import Explorer, State, load_or_explain
 from helpers.widgets.controls import fit_dropdown, text_width
-from helpers.widgets.engine import display_label, label_size
+from helpers.widgets.engine import label_size
+from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label: the API)
+    ALL_HEADS,
+    BOS_LABEL,
+    PICTURE,
+    bar_label,
+    describe,
+    token_label,
+)
 from helpers.widgets.policy import WEIGHT_SCALE
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -30,8 +38,6 @@ ALL_HEADS_SHOWN = 12  # in the all-heads grid: few enough to label every one
 TOP_K_SHOWN = 8  # next tokens in the bar panel
 GENERATE_TOKENS, GENERATE_TOP_K = 20, 40  # the bars use the same top-k
 PROMPT_ROWS = 5  # the prompt box's fixed height, in lines (it scrolls)
-ALL_HEADS = "all 6 heads"
-BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩
 _DEFAULT_PROMPT = ("ROMEO:\nBut soft, what light through yonder window breaks?\n"
                    "It is the east, and Juliet is the")
 _RUNS_KEPT = 16  # runs remembered (text -> Run)
@@ -59,20 +65,6 @@ def _shared_model():
     return _model, why
 
 
-_SHOWN_AS = {" ": "\u00b7", "\n": "\u21b5", "\r": "\u21b5", "\t": "\u21e5"}
-
-
-def token_label(piece: str) -> str:
-    """A drawable label of one token's text: spaces as ``·``, a line break as
-    ``↵``, a tab as ``⇥``, other control characters as ``\\x00``, the start
-    token as ``⟨bos⟩``; characters the font lacks as ``?``."""
-    if piece == "<|endoftext|>":
-        return BOS_LABEL
-    out = "".join(_SHOWN_AS.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 32 or
-                                        ord(ch) == 127 else ch) for ch in str(piece))
-    return display_label(out)[0] or "?"
-
-
 def _grid_rects():
     """Figure rectangles of the 6 small panels (2 rows x 3 columns)."""
     rows, cols = _GRID
@@ -87,19 +79,6 @@ def _thin(labels, pitch_px, size_pt, dpi):
     last = len(labels) - 1
     return step, [lab if (last - i) % step == 0 else ""
                   for i, lab in enumerate(labels)]
-
-
-_NAMED = {",": "comma", ".": "full stop", ";": "semicolon", ":": "colon",
-          "!": "exclamation", "?": "question", "'": "apostrophe", "-": "hyphen",
-          '"': "quote", "\n": "line break", "\n\n": "2 line breaks", " ": "space"}
-
-
-def bar_label(piece: str) -> str:
-    """A bar's label: :func:`token_label`, with punctuation and white space
-    named, so that ``,`` and ``.`` differ at a glance ("``, comma``")."""
-    name = _NAMED.get(str(piece).lstrip(" ")) if str(piece).strip(" ") else "space"
-    label = token_label(piece)
-    return f"{label} {name}" if name else label
 
 
 def _masked(weights):
@@ -268,34 +247,10 @@ class _GPTExplorer(Explorer):
         return (("single",) if single else ("grid",)) + tuple(key)
 
     def _picture_name(self):
-        return "Small GPT: attention and the next token"
+        return PICTURE
 
     def _describe(self, s):
-        """Prompt, the bars as drawn, the head shown and its strongest keys."""
-        from helpers.figures.alt import number
-
-        if s.empty:
-            return f"{self._picture_name()}: empty. {s.placeholder}."
-        text = "".join(token_label(t) for t in s.tokens)[-60:]
-        bars = ", ".join(f"'{bar_label(t)}' {number(p)}" for t, p in s.top)
-        cut = f", top-p {s._p:.2f}" if s._p else ""
-        parts = [f"{self._picture_name()}. Prompt ends '{text}'. Next token "
-                 f"(T = {s._T:.2f}, top-k {GENERATE_TOP_K}{cut}), {len(s.top)} "
-                 f"bars: {bars}."]
-        keys = [token_label(t) for t in s.tokens]
-        if s._choice == ALL_HEADS:
-            best = [f"head {h}: '{keys[int(np.argmax(row[-1]))]}' "
-                    f"{number(row[-1].max())}" for h, row in enumerate(s._all)]
-            parts.append(f"Layer {s._layer}, all {len(best)} heads, last "
-                         f"{len(keys)} tokens; strongest key of the last query, "
-                         + "; ".join(best) + ".")
-        else:
-            row = np.asarray(s.weights)[-1]
-            top = np.argsort(-row, kind="stable")[:3]
-            parts.append(f"Layer {s._layer} head {s._choice}, last {len(keys)} "
-                         "tokens; the last query's strongest keys: " + ", ".join(
-                             f"'{keys[j]}' {number(row[j])}" for j in top) + ".")
-        return " ".join(parts)
+        return describe(s, GENERATE_TOP_K)
 
     def _paint_all(self, art, state):
         art.suptitle.set_visible(not state.empty and state._choice == ALL_HEADS)

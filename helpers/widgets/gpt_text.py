@@ -1,0 +1,69 @@
+"""Lesson 11's explorer in words: token labels that show spaces, line breaks
+and punctuation, and the text alternative of its picture (prompt, the bars
+as drawn, the head shown and its strongest keys). Used by
+:mod:`helpers.widgets.lesson11`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.figures.alt import number
+from helpers.widgets.engine import display_label
+
+BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩
+ALL_HEADS = "all 6 heads"
+PICTURE = "Small GPT: attention and the next token"
+
+
+_SHOWN_AS = {" ": "\u00b7", "\n": "\u21b5", "\r": "\u21b5", "\t": "\u21e5"}
+
+
+def token_label(piece: str) -> str:
+    """A drawable label of one token's text: spaces as ``·``, a line break as
+    ``↵``, a tab as ``⇥``, other control characters as ``\\x00``, the start
+    token as ``⟨bos⟩``; characters the font lacks as ``?``."""
+    if piece == "<|endoftext|>":
+        return BOS_LABEL
+    out = "".join(_SHOWN_AS.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 32 or
+                                        ord(ch) == 127 else ch) for ch in str(piece))
+    return display_label(out)[0] or "?"
+
+
+_NAMED = {",": "comma", ".": "full stop", ";": "semicolon", ":": "colon",
+          "!": "exclamation", "?": "question", "'": "apostrophe", "-": "hyphen",
+          '"': "quote", "\n": "line break", "\n\n": "2 line breaks", " ": "space"}
+
+
+def bar_label(piece: str) -> str:
+    """A bar's label: :func:`token_label`, with punctuation and white space
+    named, so that ``,`` and ``.`` differ at a glance ("``, comma``")."""
+    name = _NAMED.get(str(piece).lstrip(" ")) if str(piece).strip(" ") else "space"
+    label = token_label(piece)
+    return f"{label} {name}" if name else label
+
+
+def describe(s, top_k) -> str:
+    """The explorer's picture in words, from its state ``s``: the prompt's
+    end, the bars as drawn (top-k ``top_k``), the head shown and the last
+    query's strongest keys (one per head in the all-heads view)."""
+    if s.empty:
+        return f"{PICTURE}: empty. {s.placeholder}."
+    text = "".join(token_label(t) for t in s.tokens)[-60:]
+    bars = ", ".join(f"'{bar_label(t)}' {number(p)}" for t, p in s.top)
+    cut = f", top-p {s._p:.2f}" if s._p else ""
+    parts = [f"{PICTURE}. Prompt ends '{text}'. Next token (T = {s._T:.2f}, "
+             f"top-k {top_k}{cut}), {len(s.top)} bars: {bars}."]
+    keys = [token_label(t) for t in s.tokens]
+    if s._choice == ALL_HEADS:
+        best = [f"head {h}: '{keys[int(np.argmax(row[-1]))]}' "
+                f"{number(row[-1].max())}" for h, row in enumerate(s._all)]
+        parts.append(f"Layer {s._layer}, all {len(best)} heads, last {len(keys)} "
+                     "tokens; strongest key of the last query, "
+                     + "; ".join(best) + ".")
+    else:
+        row = np.asarray(s.weights)[-1]
+        top = np.argsort(-row, kind="stable")[:3]
+        parts.append(f"Layer {s._layer} head {s._choice}, last {len(keys)} tokens; "
+                     "the last query's strongest keys: " + ", ".join(
+                         f"'{keys[j]}' {number(row[j])}" for j in top) + ".")
+    return " ".join(parts)
