@@ -266,3 +266,31 @@ def test_the_training_monitor_describes_its_curve():
     assert monitor.alt == "Loss: step 3 of 3. loss: 2 at 1 to 0.5 at 3."
     bundle = monitor._repr_mimebundle_()
     assert 'alt="Loss: step 3 of 3.' in bundle["text/html"]
+
+
+# ------------------------------------------------- the stored notebooks ---
+def stored_alts(path):
+    """The alt text of every stored picture of a notebook ("" for none)."""
+    import json
+
+    alts = []
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if "image/png" in data:
+                found = re.search(r'alt="([^"]*)"', "".join(data.get("text/html", "")))
+                alts.append(html.unescape(found.group(1)) if found else "")
+    return alts
+
+
+def test_every_stored_picture_of_lessons_00_to_10_has_its_own_alt():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "notebooks"
+    paths = sorted(p for p in folder.glob("[01][0-9]_*.ipynb") if int(p.name[:2]) <= 10)
+    assert len(paths) == 11
+    for path in paths:
+        alts = stored_alts(path)
+        assert alts, path.name
+        assert all(len(a) >= 20 and re.search(r"\d", a) for a in alts), path.name
+        assert len(set(alts)) == len(alts), path.name  # distinct within the lesson
