@@ -242,3 +242,39 @@ def test_every_figure_sets_a_distinct_alt_from_its_numbers():
     assert "below 90% from N = 16" in first["recall"].alt
     assert "never below 90%" in first["recall"].alt
     assert "faster from n = 128" in first["cost"].alt
+
+
+# ---------------------------------------------------- optional: QK-norm ---
+
+@pytest.mark.parametrize("qk_norm", [False, True])
+def test_qknorm_gradients_match_finite_differences(qk_norm):
+    from helpers import qknorm
+
+    params, A = qknorm.init(d=4, seed=3)
+    params = [p + 0.1 * np.random.default_rng(i).standard_normal(p.shape)
+              for i, p in enumerate(params)]
+    X, target = qknorm.batch(np.random.default_rng(4), A, size=5, n=6)
+    _, grads, _, _ = qknorm.loss_and_grads(params, X, target, qk_norm)
+    eps = 1e-6
+    for i, p in enumerate(params):
+        if not qk_norm and i >= 2:
+            assert not grads[i].any()          # the gains are unused without the norm
+            continue
+        for idx in list(np.ndindex(p.shape))[:6]:
+            plus = [q.copy() for q in params]
+            minus = [q.copy() for q in params]
+            plus[i][idx] += eps
+            minus[i][idx] -= eps
+            fd = (qknorm.loss_and_grads(plus, X, target, qk_norm)[0]
+                  - qknorm.loss_and_grads(minus, X, target, qk_norm)[0]) / (2 * eps)
+            assert abs(fd - grads[i][idx]) < 1e-6 * max(1.0, abs(fd))
+
+
+def test_qknorm_holds_the_logits_at_a_high_learning_rate():
+    from helpers import qknorm
+
+    plain = qknorm.train(0.3, qk_norm=False)
+    normed = qknorm.train(0.3, qk_norm=True)
+    assert plain["max_logit"][-50:].mean() > 10 * normed["max_logit"][-50:].mean()
+    assert plain["entropy"][-50:].mean() < 0.1 < normed["entropy"][-50:].mean()
+    assert plain["loss"][-50:].mean() > normed["loss"][-50:].mean()

@@ -17,7 +17,8 @@ from helpers.figures import alt as alt_text
 from helpers.figures.common import AttentionFigure
 
 __all__ = ["LOOK", "cost_curves", "decode_steps", "two_patterns", "recall_curves",
-           "recall_by_position", "gate_forgetting", "copy_curves", "below"]
+           "recall_by_position", "gate_forgetting", "copy_curves", "below",
+           "logit_growth"]
 
 #: memory -> (colour, line format, legend label); the same in every figure
 LOOK = {
@@ -207,4 +208,38 @@ def copy_curves(lengths, accuracy: dict, *, d: int,
     ax.legend(fontsize=8)
     fig.alt = (f"{title}, state {d} x {d}. " + "; ".join(
         alt_text.series(LOOK[m][2], lengths, a) for m, a in accuracy.items()) + ".")
+    return fig
+
+
+def logit_growth(runs: dict, *, title="Training one head at a high learning rate"):
+    """Three panels against the training step: the largest |logit|, the mean
+    attention entropy and the loss; ``runs`` maps a label ("lr 0.3, no
+    QK-norm") to the dict of :func:`helpers.qknorm.train`. Runs with QK-norm
+    are drawn as teal dash-dot lines, without as orange solid lines; a
+    lighter line and another marker for each lower learning rate."""
+    fig = _figure((11.0, 3.6))
+    axes = fig.subplots(1, 3)
+    styles = {True: ("#21918c", "-."), False: ("#e8a317", "-")}
+    for k, (label, h) in enumerate(runs.items()):
+        colour, ls = styles["QK-norm" in label and "no QK-norm" not in label]
+        steps = np.arange(1, len(h["loss"]) + 1)
+        marker = "os^v"[k % 4]
+        for ax, key in zip(axes, ("max_logit", "entropy", "loss")):
+            ax.plot(steps, h[key], ls, color=colour, marker=marker, markevery=50,
+                    alpha=1.0 if "0.3" in label else 0.55, label=label)
+    axes[0].set_yscale("log")
+    for ax, name in zip(axes, ("largest |logit|", "attention entropy (nats)",
+                               "loss (squared error)")):
+        ax.set(xlabel="training step", ylabel=name, title=name)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title)
+    def told(h):  # orders of magnitude and thresholds: training is chaotic at a
+        end = {k: float(np.mean(v[-50:])) for k, v in h.items()}  # high rate
+        size = 10 ** round(np.log10(max(end["max_logit"], 1e-9)))
+        return (f"largest logit about {size:g} in the last 50 steps, entropy "
+                + ("below 0.1" if end["entropy"] < 0.1 else "above 0.1")
+                + ", loss " + ("below 3" if end["loss"] < 3 else "3 or more"))
+
+    fig.alt = (f"{title}. " + "; ".join(f"{label}: {told(h)}"
+                                        for label, h in runs.items()) + ".")
     return fig
