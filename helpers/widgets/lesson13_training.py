@@ -149,13 +149,13 @@ class TrainingMonitor:
         right.set(xlabel="training step", ylabel="score", ylim=(0, 1.05),
                   title="The heads' scores")
         right.legend(loc="upper left", fontsize=7)
-        marks = ((self.phase_change, "-.", "phase change"),
-                 (self.recipe_change, (0, (1, 3)), "repeats join in"))
+        marks = ((self.phase_change, "-", "phase change"),  # vertical, labelled
+                 (self.recipe_change, (0, (5, 2)), "repeats join in"))
         for k, (at, ls, what) in enumerate(marks):
             if at is None or not 0 < at < self.n_steps:
                 continue
             for ax in (left, right):
-                ax.axvline(at, color="0.3", linestyle=ls, linewidth=1)
+                ax.axvline(at, color="0.55", linestyle=ls, linewidth=0.8)
             left.text(at, 5.9 - 0.35 * k, f" {what}, step {at:,}", fontsize=7,
                       color="0.3", va="top")
         for ax in (left, right):
