@@ -278,3 +278,44 @@ def test_qknorm_holds_the_logits_at_a_high_learning_rate():
     assert plain["max_logit"][-50:].mean() > 10 * normed["max_logit"][-50:].mean()
     assert plain["entropy"][-50:].mean() < 0.1 < normed["entropy"][-50:].mean()
     assert plain["loss"][-50:].mean() > normed["loss"][-50:].mean()
+
+
+# ------------------------------------------------------ the recall tasks ---
+
+def test_recall_by_hand_and_a_tie_is_a_miss():
+    from helpers import recall
+
+    V = np.eye(3)
+    hits, err = recall.recall(np.array([[1.0, 0, 0], [0, 0.4, 0.6], [0, 0.5, 0.5]]), V)
+    # row 0 exact; row 1 nearer room 2 than room 1; row 2 halfway: a tie, no recall
+    assert hits.tolist() == [True, False, False]
+    assert np.allclose(err, [0.0, np.sqrt(0.36 + 0.36), np.sqrt(0.5)])
+
+
+def test_memories_on_orthogonal_keys():
+    from helpers import recall
+
+    K = np.eye(8)
+    V = recall.unit_vectors(8, 8, seed=5)
+    for memory in ("softmax", "linear", "delta"):
+        out, _ = recall.read_back(memory, K, V, K)
+        assert np.allclose(out, V, atol=1e-6) or memory == "softmax", memory
+        assert recall.recall(out, V)[0].all(), memory
+
+
+def test_overwrite_keeps_the_new_room_only_with_the_delta_rule():
+    from helpers import recall
+
+    assert recall.overwrite_accuracy("delta", [1], trials=5)[0] == 1.0
+    assert recall.overwrite_accuracy("linear", [1], trials=5)[0] == 0.0   # a tie
+    assert recall.overwrite_accuracy("softmax", [1], trials=5)[0] == 0.0  # an average
+
+
+def test_copy_and_recall_curves_fall_for_fixed_states_only():
+    from helpers import recall
+
+    acc, _, by_pos = recall.recall_curve("softmax", [4, 32], trials=5)
+    assert acc.tolist() == [1.0, 1.0] and len(by_pos[1]) == 32
+    assert recall.recall_curve("linear", [64], trials=5)[0][0] < 0.5
+    assert recall.copy_accuracy("softmax", [64], trials=3)[0] == 1.0
+    assert recall.copy_accuracy("delta", [64], trials=3)[0] < 0.5
