@@ -65,7 +65,8 @@ class _WeightedSumExplorer(SentenceExplorer):
     def _paint(self, art, s):
         t, label = s.target, s.labels[s.target]
         k1 = art.scores.update(s.scores, s.labels, highlight=t,
-                               title=f"1. scores of '{label}' with every word")
+                               title=f"1. scores of '{label}' with every word\n"
+                                     "(\u25b6 orange: the target word)")
         k2 = art.weights.update(s.weights, s.labels, highlight=t, xlim=WEIGHT_RANGE,
                                 title="2. weights (they sum to 1)")
         k3 = art.result.update(

@@ -76,8 +76,11 @@ class _QKExplorer(SentenceExplorer):
                              row_colours=[LABEL_HIGHLIGHT if i == s.target
                                             else "black" for i in range(len(s.labels))])
         best = int(np.argmax(s.scores))
-        k2 = art.products.update(s.scores, s.labels, highlight=best,
-                                 title=f"'{label}' . each key")
+        # orange means the query's token in this lesson, so the best key is
+        # named in the title rather than coloured
+        k2 = art.products.update(s.scores, s.labels,
+                                 title=f"'{label}' . each key\n(highest: "
+                                       f"'{s.labels[best]}')")
         return k1 + k2
 
     def _picture_name(self):
@@ -92,7 +95,7 @@ class _QKExplorer(SentenceExplorer):
         return (f"{self._picture_name()}: the query of '{word}' is ({q}) over "
                 f"the slots {', '.join(_SLOTS)}. Raw scores query · key, one bar "
                 f"per key: " + alt_text.bars("scores", s.tokens, s.scores)
-                + f". The highest, outlined, is '{s.tokens[best]}' "
+                + f". The highest is '{s.tokens[best]}' "
                 f"{alt_text.number(s.scores[best])}; after softmax(scores / √d_k) "
                 f"it gets weight {alt_text.number(s.weights[best])}. Keys, one row "
                 "per token: " + alt_text.features(s.key_vectors, s.tokens, _SLOTS))

@@ -247,7 +247,8 @@ class _ParameterCalculator(Explorer):
         values = np.array([c[k] for _, k in _BARS], dtype=float)
         hi = 10.0 ** math.ceil(math.log10(max(values.max(), 10.0)) + 0.6)
         key = art.bars.update(values, labels, xlim=(1.0, hi), fmt="{:,.0f}",
-                              title="Attention parameters", highlight=7)
+                              title="Attention parameters (\u25b6 orange: the "
+                                    "total of all layers)", highlight=7)
         art.bars.ax.set_xlim(1.0, hi)
         for r in art.bars.bars[0]:
             r.set_x(1.0)

@@ -110,7 +110,6 @@ class _SenseExplorer(SentenceExplorer):
             return k1 + ("no target",)
         p = float(np.max(s.probs))
         k2 = art.probs.update(s.probs, list(pred.sense_labels), xlim=(0.0, 1.0),
-                              highlight=int(np.argmax(s.probs)),
                               title=f"'{pred.target_word}': {s.sense} ({p:.0%})")
         return k1 + k2
 
