@@ -138,10 +138,10 @@ def test_a_saved_folder_is_read_back_by_helpers_gpt(tmp_path):
 
 
 def test_a_short_run_is_deterministic_from_its_seed():
-    a, log_a, recipe = gt.train(steps=300, every=100, seed=11)
-    b, log_b, _ = gt.train(steps=300, every=100, seed=11)
+    a, log_a, recipe = gt.train(steps=200, every=100, seed=11)
+    b, log_b, _ = gt.train(steps=200, every=100, seed=11)
     c, _, _ = gt.train(steps=20, every=100, seed=12)
-    assert recipe["steps"] == 300 and [r["step"] for r in log_a] == [0, 100, 200, 300]
+    assert recipe["steps"] == 200 and [r["step"] for r in log_a] == [0, 100, 200]
     for k in a:
         np.testing.assert_array_equal(a[k], b[k])
     assert not np.array_equal(a["wte.weight"], c["wte.weight"])
@@ -157,6 +157,7 @@ def test_the_live_monitor_updates_with_its_text_alternative():
     params, log, monitor = train_live(every=100, show=False, steps=200)
     assert len(log) == 3 and monitor.draws == 4  # the empty figure, then 3 rows
     assert monitor.alt != before and monitor.alt.startswith("Step 200 of 200")
+    assert monitor.bar.value == 200
     assert monitor.figure.alt == monitor.alt
     assert "second copy" in monitor.alt and "layer 1 head 0" in monitor.alt
     assert monitor.png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -180,11 +181,12 @@ def test_phase_two_starts_after_the_measured_phase_change(monkeypatch):
         return dict(s, copy2=0.4 * s["copy1"] if late else s["copy1"])
 
     monkeypatch.setattr(gt, "probe_scores", fake)
+    monkeypatch.setattr(gt, "CHECK_EVERY", 50)
     rows = []
-    _, log, r = gt.train(steps=5000, phase2_after=50, phase2_steps=100,
-                         callback=rows.append, every=250)
-    assert r["phase_change_step"] == 250
-    assert r["phase2_from"] == 300 and r["steps"] == 400
-    assert log[-1]["step"] == 400 and rows[-1]["phase_change_step"] == 250
-    assert gt.learning_rate(300, r) == pytest.approx(r["lr"])
-    assert gt.learning_rate(400, r) == pytest.approx(r["final_lr"] * r["lr"])
+    _, log, r = gt.train(steps=5000, phase2_after=20, phase2_steps=30, warmup=10,
+                         callback=rows.append, every=50)
+    assert r["phase_change_step"] == 50
+    assert r["phase2_from"] == 70 and r["steps"] == 100
+    assert log[-1]["step"] == 100 and rows[-1]["phase_change_step"] == 50
+    assert gt.learning_rate(70, r) == pytest.approx(r["lr"])
+    assert gt.learning_rate(100, r) == pytest.approx(r["final_lr"] * r["lr"])
