@@ -45,11 +45,12 @@ __all__ = [
 ]
 
 #: The hand-built model's vocabulary: ``<|endoftext|>`` (id 0, which starts
-#: every sequence, as in the trained models) and 12 short words, so that a
-#: repeated random sequence reads as (odd) text in the pictures.
+#: every sequence, as in the trained models) and 12 short words, all of them
+#: words of lesson 13's trained model too (its 127), so that a text of the
+#: hand-built circuit can be typed into the lesson's explorer as it is.
 HAND_VOCAB = (
-    "<|endoftext|>", "sun", "moon", "tree", "fish", "bird", "rock",
-    "rain", "salt", "wolf", "ship", "gold", "milk",
+    "<|endoftext|>", "cat", "dog", "fox", "fish", "bird", "owl",
+    "cow", "salt", "wolf", "tea", "pig", "milk",
 )  # fmt: skip
 SHARPNESS = 12.0  # a matching key scores this much more than any other
 LOGIT_SCALE = 8.0  # the output logit of a copied token

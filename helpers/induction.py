@@ -28,6 +28,12 @@ __all__ = [
     "chance_prefix_matching",
     "copy_losses",
     "copying_heads",
+    "diagonal_share",
+    "icl_score",
+    "markov_text",
+    "ov_circuit",
+    "path_ablation",
+    "qk_circuit",
     "direct_logit_attribution",
     "head_outputs",
     "composition",
@@ -270,3 +276,110 @@ def direct_logit_attribution(model: gpt.GPT, ids, positions=None) -> dict:
     bias = U @ beta
     logit = (layer_norm(resid, gamma, beta) * U).sum(axis=-1)
     return {"names": h["names"], "per_part": per_part, "bias": bias, "logit": logit}
+
+
+# -- path ablation: which input of layer 1 reads the previous-token head -------------
+def path_ablation(model: gpt.GPT, ids, writer=(0, 0), paths="K", reader: int = 1):
+    """Run ``ids`` with head ``writer``'s output removed from the input of
+    layer ``reader``'s queries, keys or values only (``paths``: any of
+    ``"Q"``, ``"K"``, ``"V"``), and left everywhere else (the residual stream
+    itself, so its direct effect on the logits stays). ``paths=""`` is the
+    intact model. Returns the :class:`helpers.models.gpt.Run`."""
+    from helpers.attention import causal_mask, scaled_dot_product_attention
+
+    ids = np.asarray(ids, dtype=np.int64)
+    n, (wl, wh) = len(ids), writer
+    mask = causal_mask(n)
+    h = model.wte[ids] + model.wpe[:n]
+    hidden, attention, written = [h], [], np.zeros_like(h)
+    for layer, b in enumerate(model.blocks):
+        q, k, v = model.qkv(layer, h)
+        if layer == reader and paths:
+            cut = model.qkv(layer, h - written)
+            q, k, v = (cut[i] if x in paths else m for i, (x, m) in
+                       enumerate(zip("QKV", (q, k, v))))
+        out, A = scaled_dot_product_attention(q, k, v, mask=mask)
+        attention.append(A)
+        if layer == wl:
+            s = slice(wh * model.d_head, (wh + 1) * model.d_head)
+            written = out[wh] @ b["attn.c_proj.weight"][s]
+        h = model.finish(layer, h, out)
+        hidden.append(h)
+    return gpt.Run(ids=ids, tokens=[model.piece(i) for i in ids],
+                   logits=model.unembed(h), attention=np.stack(attention),
+                   hidden=np.stack(hidden))
+
+
+# -- the induction head's circuits, read from the weights ----------------------------
+def _token_inputs(model: gpt.GPT, layer: int, written=None) -> np.ndarray:
+    """``(vocab, d_model)``: each token's embedding (plus the mean position of
+    a 64-token window, or ``written``, what a head writes for each token) as
+    block ``layer``'s LayerNorm hands it to the heads."""
+    b = model.blocks[layer]
+    x = model.wte + model.wpe[:64].mean(axis=0) if written is None else written
+    return layer_norm(x, b["ln_1.weight"], b["ln_1.bias"])
+
+
+def ov_circuit(model: gpt.GPT, head) -> np.ndarray:
+    """The OV circuit ``W_E W_OV W_U`` of ``head`` ``(layer, head)``:
+    ``(vocab, vocab)``, row = the token attended to, column = the logit it
+    raises (each row centred). LayerNorms folded in: the token's embedding
+    through ``ln_1``, the head's output through ``ln_f``'s gain."""
+    layer, hd = head
+    W_Q, W_K, W_V, W_O = _head_maps(model, layer, hd)
+    x = _token_inputs(model, layer)
+    g = model.blocks[layer]["ln_1.weight"]
+    out = (x / g) @ W_V @ W_O  # _head_maps folded the gain into W_V
+    M = (out * model.ln_f[0]) @ model.wte.T
+    return M - M.mean(axis=1, keepdims=True)
+
+
+def qk_circuit(model: gpt.GPT, head, writer=(0, 0)) -> np.ndarray:
+    """The full QK circuit of ``head`` through ``writer`` (the previous-token
+    head): ``(vocab, vocab)``, row = the query's token, column = the token
+    ``writer`` wrote into the key's position (the key's previous token), the
+    score the query gives that key. Each row centred."""
+    layer, hd = head
+    W_Q, W_K, _, _ = _head_maps(model, layer, hd)
+    g = model.blocks[layer]["ln_1.weight"]
+    _, _, W_V0, W_O0 = _head_maps(model, *writer)
+    written = _token_inputs(model, writer[0]) @ W_V0 @ W_O0  # what writer adds
+    q = _token_inputs(model, layer) / g @ W_Q
+    # the key position's own residual is the rest of its input: its mean
+    rest = model.wte.mean(axis=0) + model.wpe[:64].mean(axis=0)
+    k = _token_inputs(model, layer, written + rest) / g @ W_K
+    M = q @ k.T / np.sqrt(model.d_head)
+    return M - M.mean(axis=1, keepdims=True)
+
+
+def diagonal_share(M: np.ndarray) -> float:
+    """Share of rows (token 0, ``<|endoftext|>``, left out) whose largest
+    entry is on the diagonal: the copying score of an OV circuit, the
+    matching score of a QK circuit."""
+    M = np.asarray(M)[1:, 1:]
+    return float(np.mean(M.argmax(axis=1) == np.arange(len(M))))
+
+
+# -- in-context learning --------------------------------------------------------------
+def markov_text(vocab_size: int, n: int = 64, seed: int = 0, alphabet=(6, 24),
+                follow: float = 0.65) -> np.ndarray:
+    """A text like the training texts, from a seed of its own: ``<|endoftext|>``,
+    then ``n - 1`` words walking a random cycle through 6-24 random words,
+    jumping to a random word of the set ``1 - follow`` of the time. ``(n,)``."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(alphabet[0], alphabet[1] + 1))
+    words = 1 + rng.permutation(vocab_size - 1)[:k]
+    place, out = int(rng.integers(k)), [gpt.BOS]
+    for _ in range(n - 1):
+        out.append(int(words[place]))
+        place = (place + 1) % k if rng.random() < follow else int(rng.integers(k))
+    return np.array(out, dtype=np.int64)
+
+
+def icl_score(losses: np.ndarray, early: int = 10, late: int = 50) -> float:
+    """In-context-learning score (Olsson et al. 2022): the mean loss on
+    token ``late`` minus that on token ``early``; ``losses`` ``(texts,
+    n - 1)`` from ``loss_per_position()``, so token t is column ``t - 1``.
+    Negative: later tokens are cheaper, the context helps."""
+    losses = np.atleast_2d(losses)
+    return float(losses[:, late - 1].mean() - losses[:, early - 1].mean())

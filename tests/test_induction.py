@@ -264,3 +264,72 @@ def test_softmax_import_is_the_series_one():
     run = circuits.run_circuit(W, _hand_repeat(3))
     assert np.allclose(run.A1.sum(axis=1), 1.0)
     assert np.allclose(softmax(run.logits).sum(axis=1), 1.0)
+
+
+# -- path ablation, the OV and QK circuits, the in-context-learning score -----------
+def _repeats(model, n=6, prefix=20, L=12):
+    return [induction.repeated_ids(model.vocab_size, L, prefix, s)
+            for s in range(100, 100 + n)]
+
+
+def _named(report):
+    return tuple(report["induction_head"]), tuple(report["previous_token_heads"][0])
+
+
+def test_path_ablation_of_no_path_is_the_model(model):
+    ids, _ = induction.repeated_ids(model.vocab_size, 12, 20, 100)
+    run, same = model.run(ids), induction.path_ablation(model, ids, paths="")
+    assert np.array_equal(run.logits, same.logits)
+    cut = induction.path_ablation(model, ids, paths="K")
+    assert np.array_equal(cut.attention[0], run.attention[0])  # layer 0 untouched
+
+
+def test_the_key_path_carries_the_previous_token_head(model, report):
+    """K-composition in the model's behaviour: without the previous-token
+    head in layer 1's keys the stripe goes and the copy with it; without it
+    in the queries the stripe stays."""
+    ind, prev = _named(report)
+    stripe, second = {}, {}
+    for paths in ("", "Q", "K", "V"):
+        runs = [(induction.path_ablation(model, s, prev, paths), st)
+                for s, st in _repeats(model)]
+        stripe[paths] = np.mean([induction.prefix_matching(r.attention[ind], st, 12)
+                                 for r, st in runs])
+        second[paths] = np.mean([
+            induction.copy_losses(r.loss_per_position(), st, 12)[1] for r, st in runs])
+    assert min(stripe[""], stripe["Q"], stripe["V"]) > 0.8 and stripe["K"] < 0.1
+    assert second["K"] > 10 * second[""] and second["Q"] < 3 * second[""]
+
+
+def test_diagonal_share_by_hand():
+    assert induction.diagonal_share(np.eye(4)) == 1.0
+    M = np.eye(4)
+    M[2] = [0, 1, 0, 0]  # row 2 (the 2nd after <|endoftext|>'s) looks elsewhere
+    assert induction.diagonal_share(M) == pytest.approx(2 / 3)
+
+
+def test_the_induction_head_copies_and_matches_in_its_weights(model, report):
+    ind, prev = _named(report)
+    ov, qk = induction.ov_circuit(model, ind), induction.qk_circuit(model, ind, prev)
+    assert ov.shape == qk.shape == (model.vocab_size, model.vocab_size)
+    assert np.allclose(ov.mean(axis=1), 0, atol=1e-4)
+    assert induction.diagonal_share(ov) > 0.9 and induction.diagonal_share(qk) > 0.9
+
+
+def test_markov_text_walks_a_small_cycle():
+    a, b = induction.markov_text(128, 64, 5), induction.markov_text(128, 64, 5)
+    assert np.array_equal(a, b) and a[0] == 0 and len(a) == 64
+    assert 1 <= a[1:].min() and a.max() < 128 and 6 <= len(set(a[1:])) <= 24
+
+
+def test_icl_score_by_hand():
+    # token 10 is column 9 (4 and 2: mean 3), token 50 column 49 (1 and 3: mean 2)
+    losses = np.array([[5.0] * 9 + [4.0] + [3.0] * 39 + [1.0],
+                       [5.0] * 9 + [2.0] + [3.0] * 39 + [3.0]])
+    assert induction.icl_score(losses) == pytest.approx(2.0 - 3.0)
+
+
+def test_the_model_learns_in_context_on_unseen_texts(model):
+    texts = [induction.markov_text(model.vocab_size, 64, 900000 + s) for s in range(60)]
+    losses = np.array([model.run(t).loss_per_position() for t in texts])
+    assert induction.icl_score(losses) < -0.8

@@ -21,13 +21,19 @@ def ex():
 
 
 def test_opens_with_a_random_repeat(ex):
-    assert ex.last_error is None and ex.message == "" and ex.draw_count >= 1
+    assert ex.last_error is None and ex.draw_count >= 1
+    assert "unknown" not in ex.message and "past where" not in ex.message
     n = len(ex.tokens)
-    assert ex.weights.shape == (n, n) and np.allclose(ex.weights.sum(axis=1), 1.0)
+    full = ex.run.attention[ex.head.value]  # the whole text; the picture: its end
+    assert ex.weights.shape == (n, n) and np.allclose(full.sum(axis=1), 1.0)
+    assert np.array_equal(ex.weights, full[-n:, -n:])
     assert np.all(ex.weights[np.triu_indices(n, 1)] == 0)
     assert ex.head.value[0] == 1  # a layer-1 head by default
-    # 4 random words, then 10 written twice: the second copy is framed
+    # 20 random words, then 10 written twice: the second copy is framed, and
+    # it starts after position 20, where the trained head is a textbook one
     assert (ex.stripe >= 0).sum() >= 10
+    assert len(ex.run.ids) == 41 and len(ex.tokens) == MAX_SHOWN
+    assert "find their word earlier" in ex.alt and "past the trained" not in ex.alt
     assert ex.picture.value[:4] == b"\x89PNG"
 
 
@@ -41,7 +47,7 @@ def test_ablating_the_shown_head_changes_the_loss(ex):
     ex.text.value = ex.text.value  # the default text
     loss, cut = np.asarray(ex.loss), np.asarray(ex.loss_ablated)
     assert loss.shape == cut.shape == (len(ex.run.ids) - 1,)
-    second = ex.stripe >= 0
+    second = stripe_keys(ex.run.ids) >= 0  # every query, not just those drawn
     assert cut[second[1:]].mean() > loss[second[1:]].mean()
     ps = [p for _, p, _ in ex.top]
     assert ps == sorted(ps, reverse=True)
@@ -90,3 +96,31 @@ def test_median_update_is_quick(ex):
         times.append(time.perf_counter() - t0)
     print(f"median update {1000 * np.median(times):.1f} ms")
     assert np.median(times) < 0.5  # the 40 ms target is benchmarked, not timed here
+
+
+def test_the_models_words_are_listed_and_unknown_ones_named(ex):
+    words = ex.vocabulary
+    assert len(words) == 127 and words == sorted(words) and "<|endoftext|>" not in words
+    assert all(w in ex.words.value for w in words[:5]) and "127 words" in ex.words.value
+    ex.text.value = "the cat sat on the mat with a dog and a very quiet owl today"
+    assert ex.last_error is None
+    for w in ("'the'", "'sat'", "'mat'", "'quiet'", "'today'"):
+        assert w in ex.message, ex.message
+    assert "Left out 10 unknown words (of 15 typed)" in ex.message
+    assert [ex.model.piece(i) for i in ex.run.ids[1:]] == ["cat", "dog", "owl"]
+
+
+def test_the_hand_built_circuits_words_are_the_models():
+    from helpers import circuits
+
+    assert set(circuits.HAND_VOCAB[1:]) <= set(induction_explorer().vocabulary)
+
+
+def test_a_text_past_the_trained_range_says_so(ex):
+    model = induction.load()
+    ids, _ = induction.repeated_ids(model.vocab_size, 25, 30, 7)  # to position 80
+    ex.text.value = " ".join(model.piece(i) for i in ids[1:])
+    assert ex.last_error is None and "past where the model holds" in ex.message
+    assert "lie past the trained range" in ex.alt and "positions 49-80" in ex.alt
+    ex.text.value = "cat dog owl cat dog owl"
+    assert "past where" not in ex.message and "past the trained" not in ex.alt

@@ -1,12 +1,19 @@
 """Figures of lesson 13: copying loss, the hand-built circuit's weights,
 patterns side by side, head scores against chance, the training log's phase
-change, Q-, K- and V-composition and direct logit attribution.
+change (with chance lines and the recipe's change of step), Q-, K- and
+V-composition, the induction head's OV and full QK circuits, and direct
+logit attribution.
 
 Like :mod:`helpers.plots`: every function takes arrays and labels, returns a
 figure that shows itself in Jupyter (``plots.AttentionFigure``), and computes
 nothing about a model. Rows are queries and columns keys in every pattern;
 the masked future is grey. Sizes stay within a notebook's width (about 9
 inches at 100 dpi), so that labels are read at their own size.
+
+Every figure sets ``fig.alt``, a text alternative made from the numbers it
+draws. Nothing is told by colour alone: lines differ by style and legend,
+bars by hatch and legend, and frames are white on black (at least 3:1
+against any cell of the viridis scale).
 """
 
 from __future__ import annotations
@@ -16,11 +23,13 @@ from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from helpers.figures import alt
 from helpers.figures.common import MASKED_COLOUR
 from helpers.plots import AttentionFigure
 
 __all__ = [
     "circuit_weights",
+    "circuits",
     "copy_loss",
     "dla_bars",
     "head_scores",
@@ -30,6 +39,15 @@ __all__ = [
 ]
 
 PREV_COLOUR, IND_COLOUR = "#1f77b4", "#d62728"
+HATCHES = ("", "////", "..", "xx")
+
+
+def _frame(ax, x, y, width=1.0, height=1.0):
+    """A cell's frame, white on black: one of the two stands out by at least
+    3:1 against any colour of the map under it."""
+    for colour, lw in (("black", 2.6), ("white", 1.0)):
+        ax.add_patch(Rectangle((x - 0.5, y - 0.5), width, height, fill=False,
+                               edgecolor=colour, linewidth=lw))
 
 
 def _figure(figsize) -> AttentionFigure:
@@ -91,6 +109,19 @@ def copy_loss(
     ax.set(xlabel="position of the predicted token", ylabel="loss (nats)", title=title)
     ax.set_ylim(0, 1.18 * max(np.nanmax(np.asarray(y, float)) for y in curves.values()))
     ax.legend(loc="lower left")
+    bits = []
+    for label, y in curves.items():
+        y = np.asarray(y, dtype=float)
+        first = y[start : start + length - 1].mean()
+        second = y[start + length : start + 2 * length - 1].mean()
+        a, b = start + 1, start + length - 1  # the predicted tokens of each copy
+        bits.append(f"{label}: first copy (positions {a}-{b}) {alt.number(first)} "
+                    f"nats on average, second copy (positions {a + length}-"
+                    f"{b + length}) {alt.number(second)}")
+    fig.alt = (f"{title}, one line per text against the predicted token's "
+               f"position. " + "; ".join(bits) + "."
+               + (f" A dashed line marks a uniform guess, {alt.number(uniform)} nats."
+                  if uniform is not None else ""))
     return fig
 
 
@@ -139,6 +170,14 @@ def circuit_weights(W: dict, *, title="Every weight of the hand-built circuit"):
         mids = [(a + b) / 2 - 0.5 for a, b in zip([0, *edges], [*edges, lay.d_model])]
         ax.set_xticks(mids, ["token", "position", "previous", "output"], fontsize=8)
     fig.suptitle(title + " (dark = 0)")
+    tops = {k: float(np.abs(W[k]).max()) for k, _ in names}
+    fig.alt = (f"{title}: eight matrices, each cut into the token, position, "
+               "previous and output blocks of the residual stream. Layer 0: W_Q0 "
+               f"reads the position (largest entry {alt.number(tops['W_Q0'])}), W_K0 "
+               "the position shifted by one, W_V0 the token, W_O0 writes into "
+               "previous. Layer 1: W_Q1 reads the token (largest entry "
+               f"{alt.number(tops['W_Q1'])}), W_K1 the previous block, W_V1 the "
+               "token, W_O1 writes into output. Each nonzero block is an identity.")
     return fig
 
 
@@ -176,16 +215,7 @@ def patterns(panels, *, suptitle=None, cols=2, vmax=1.0):
         if stripe is not None:
             s, L = stripe
             for j in range(L - 1):
-                ax.add_patch(
-                    Rectangle(
-                        (s + j + 1 - 0.5, s + L + j - 0.5),
-                        1,
-                        1,
-                        fill=False,
-                        edgecolor=IND_COLOUR,
-                        linewidth=1,
-                    )
-                )
+                _frame(ax, s + j + 1, s + L + j)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     if im is not None:
@@ -197,6 +227,29 @@ def patterns(panels, *, suptitle=None, cols=2, vmax=1.0):
         )
     if suptitle:
         fig.suptitle(suptitle)
+    bits = []
+    for A, labels, title, *rest in panels:
+        A = np.asarray(A, dtype=float)
+        n = len(A)
+        text = f"{title}, {n} queries × {n} keys"
+        if rest and rest[0] is not None:
+            s, L = rest[0]
+            j = np.arange(L - 1)
+            w = A[s + L + j, s + j + 1]
+            hit = int(np.sum(A[s + L + j].argmax(axis=1) == s + j + 1))
+            text += (f": on the {L - 1} framed cells (each second-copy query's "
+                     f"key after its first occurrence) {alt.number(w.mean())} on "
+                     f"average, the row's largest weight in {hit} of {L - 1} rows")
+        else:
+            back = np.arange(n) - A.argmax(axis=1)
+            mode = int(np.bincount(back[1:]).argmax()) if n > 1 else 0
+            text += (f": most rows put their largest weight {mode} key"
+                     f"{'s' * (mode != 1)} back"
+                     f" ({int(np.sum(back[1:] == mode))} of {n - 1} rows)")
+        bits.append(text)
+    fig.alt = ((f"{suptitle}. " if suptitle else "")
+               + "Attention patterns, rows are queries, columns keys, the future "
+               "masked. " + "; ".join(bits) + ".")
     return fig
 
 
@@ -210,8 +263,7 @@ def _value_grid(ax, grid, vmax, fmt, framed=()):
         ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=9,
                 color="black" if v > 0.6 * vmax else "white")
     for i, j in framed:
-        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
-                               edgecolor=IND_COLOUR, linewidth=2.5))
+        _frame(ax, j, i)
     ax.set_xticks(range(grid.shape[1]))
     ax.set_yticks(range(grid.shape[0]))
     return im
@@ -235,6 +287,13 @@ def head_scores(
         )
     fig.colorbar(im, ax=axes.tolist(), shrink=0.8)
     fig.suptitle(suptitle)
+    bits = []
+    for name, grid in scores.items():
+        grid = np.asarray(grid, dtype=float)
+        cells = ", ".join(f"layer {la} head {hd} {alt.number(v)}"
+                          for (la, hd), v in np.ndenumerate(grid))
+        bits.append(f"{name} (chance {alt.number(chance[name])}): {cells}")
+    fig.alt = f"{suptitle}. " + "; ".join(bits) + "."
     return fig
 
 
@@ -244,47 +303,91 @@ def phase_change(
     ind_head,
     *,
     step_of_change=None,
+    recipe_step=None,
+    chance=None,
+    other_head=None,
     title="The phase change, from the training log",
 ):
     """Left: the probe's first- and second-copy loss against the step. Right:
     the named previous-token head's score and the induction head's prefix
-    matching.
-    ``step_of_change`` draws a dotted line on both."""
-    fig = _figure((9.0, 3.4))
+    matching (and ``other_head``'s, a second layer-1 head, dashed).
+    ``step_of_change`` draws a dotted line on both; ``recipe_step`` a
+    dash-dotted one where the training recipe changes; ``chance`` ``{"loss":
+    ln V, "previous token": ..., "prefix matching": ...}`` draws each chance
+    level as a thin grey line, named."""
+    chance = chance or {}
+    fig = _figure((9.0, 3.8))
     left, right = fig.subplots(1, 2)
     step = log["step"]
-    left.plot(step, log["copy1_loss"], color="0.45", label="first copy")
+    left.plot(step, log["copy1_loss"], color="0.45", ls="--", label="first copy")
     left.plot(step, log["copy2_loss"], color="#2ca02c", label="second copy")
     left.set(xlabel="training step", ylabel="loss (nats)", title="Copy losses")
-    left.set_ylim(bottom=0)
-    left.legend(loc="lower left")
+    left.set_ylim(0, 1.15 * max(np.nanmax(log["copy1_loss"]), chance.get("loss", 0)))
     lp, hp = prev_head
     li, hi = ind_head
-    right.plot(
-        step,
-        log[f"prev_{lp}_{hp}"],
-        color=PREV_COLOUR,
-        label=f"previous token, layer {lp} head {hp}",
-    )
-    right.plot(
-        step,
-        log[f"pm_{li}_{hi}"],
-        color=IND_COLOUR,
-        label=f"prefix matching, layer {li} head {hi}",
-    )
+    curves = [
+        (log[f"prev_{lp}_{hp}"], PREV_COLOUR, "-",
+         f"previous token, layer {lp} head {hp}"),
+        (log[f"pm_{li}_{hi}"], IND_COLOUR, "-",
+         f"prefix matching, layer {li} head {hi}"),
+    ]
+    if other_head is not None:
+        lo, ho = other_head
+        curves.append((log[f"pm_{lo}_{ho}"], IND_COLOUR, "--",
+                       f"prefix matching, layer {lo} head {ho}"))
+    for y, colour, ls, label in curves:
+        right.plot(step, y, color=colour, ls=ls, label=label)
     right.set(
         xlabel="training step", ylabel="score", title="The heads' scores",
         ylim=(0, 1.05),
     )
-    right.legend(loc="upper left", fontsize=8)
+    for ax, key, name in ((left, "loss", "uniform guess"),
+                          (right, "previous token", "chance, previous token"),
+                          (right, "prefix matching", "chance, prefix matching")):
+        if key in chance:
+            ax.axhline(chance[key], color="0.55", lw=0.8, ls=(0, (1, 2)))
+            ax.text(0.99, chance[key], f"{name} {chance[key]:.2f}", fontsize=7,
+                    color="0.3", ha="right", va="bottom",
+                    transform=ax.get_yaxis_transform())
     for ax in (left, right):  # a few round steps, never crowded
         ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
     if step_of_change is not None:
         for ax in (left, right):
             ax.axvline(step_of_change, color="0.3", linestyle=":", linewidth=1)
-        left.text(step_of_change, 0.03, f" step {step_of_change:,}", fontsize=8,
-                  color="0.3", transform=left.get_xaxis_transform())
+        left.text(step_of_change, 0.03, f"step {step_of_change:,} ", fontsize=8,
+                  color="0.3", ha="right", transform=left.get_xaxis_transform())
+    if recipe_step is not None:
+        for ax in (left, right):
+            ax.axvline(recipe_step, color="black", linestyle="-.", linewidth=1)
+        left.text(recipe_step, 0.03, f" {recipe_step:,}: recipe changes",
+                  fontsize=8, color="black", transform=left.get_xaxis_transform())
+    left.legend(loc="center left", fontsize=8)
+    right.legend(loc="center left", fontsize=7)
     fig.suptitle(title)
+    end = int(step[-1])
+    text = [f"{title}, over {end:,} training steps."]
+    for name, y in (("First-copy loss", log["copy1_loss"]),
+                    ("second-copy loss", log["copy2_loss"])):
+        text.append(f"{name} {alt.number(y[0])} at step 0, {alt.number(y[-1])} at "
+                    f"the end;")
+    for y, _, _, label in curves:
+        text.append(f"{label}: {alt.number(y[0])} at step 0, {alt.number(y[-1])} "
+                    "at the end;")
+    if step_of_change is not None:
+        k = int(np.searchsorted(step, step_of_change))
+        text.append(f"a dotted line at step {step_of_change:,}, where the second "
+                    f"copy first costs less than half the first "
+                    f"({alt.number(log['copy2_loss'][k])} nats);")
+    if recipe_step is not None:
+        k = int(np.searchsorted(step, recipe_step))
+        text.append(f"a dash-dotted line at step {recipe_step:,}, where the "
+                    "training recipe changes (second-copy loss "
+                    f"{alt.number(log['copy2_loss'][max(k - 1, 0)])} just before);")
+    if chance:
+        text.append("thin grey lines: chance levels ("
+                    + ", ".join(f"{k} {alt.number(v)}" for k, v in chance.items())
+                    + ").")
+    fig.alt = " ".join(text)
     return fig
 
 
@@ -316,6 +419,15 @@ def composition(
         f"percentile {cut:.3f} (framed: above it)",
         fontsize=11,
     )
+    bits = []
+    for kind, grid in grids.items():
+        cells = ", ".join(f"layer-1 head {i} from layer-0 head {j} {alt.number(v)}"
+                          + (" (framed)" if v > cut else "")
+                          for (i, j), v in np.ndenumerate(np.asarray(grid)))
+        bits.append(f"{kind}-composition: {cells}")
+    fig.alt = (f"{title}, against random matrices (mean "
+               f"{alt.number(baseline.mean())}, 95th percentile {alt.number(cut)}). "
+               + "; ".join(bits) + ".")
     return fig
 
 
@@ -327,10 +439,54 @@ def dla_bars(names, values: dict, *, title="Direct logit attribution"):
     k = len(values)
     h = 0.8 / k
     for i, (label, v) in enumerate(values.items()):
-        ax.barh(np.arange(len(names)) + (i - (k - 1) / 2) * h, v, height=h, label=label)
+        ax.barh(np.arange(len(names)) + (i - (k - 1) / 2) * h, v, height=h,
+                label=label, hatch=HATCHES[i % len(HATCHES)], edgecolor="black",
+                linewidth=0.5)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.axvline(0, color="0.3", linewidth=0.8)
     ax.set(xlabel="contribution to the correct token's logit", title=title)
     ax.legend(loc="best")
+    fig.alt = f"{title}. " + " ".join(
+        alt.bars(label, list(names), np.asarray(v)) for label, v in values.items())
+    return fig
+
+
+def circuits(ov, qk, labels, *, ov_score, qk_score,
+             title="The induction head's circuits, read from the weights"):
+    """Left: the OV circuit ``(V, V)`` (row: the token attended to, column:
+    the logit it raises); right: the full QK circuit ``(V, V)`` (row: the
+    query's token, column: the key's previous token, as the previous-token
+    head wrote it). ``labels``: the V tokens; ``*_score``: the share of rows
+    whose largest entry is on the diagonal. Each row centred; the colour
+    scale is symmetric about 0."""
+    fig = _figure((9.0, 4.6))
+    axes = fig.subplots(1, 2)
+    for ax, M, name, rows, cols, score, what in (
+        (axes[0], ov, "OV circuit $W_E W_{OV} W_U$", "token attended to",
+         "logit raised", ov_score, "its own logit on top"),
+        (axes[1], qk, "full QK circuit through the previous-token head",
+         "query's token", "key's previous token", qk_score, "its own token on top"),
+    ):
+        M = np.asarray(M, dtype=float)
+        top = float(np.abs(M).max()) or 1.0
+        im = ax.imshow(M, cmap="viridis", vmin=-top, vmax=top,
+                       interpolation="nearest")
+        ax.set(xlabel=cols, ylabel=rows)
+        ax.set_title(f"{name}\n{score:.0%} of rows have {what}", fontsize=10)
+        ticks = list(range(0, len(M), max(1, len(M) // 8)))
+        ax.set_xticks(ticks, [labels[i] for i in ticks], rotation=90, fontsize=7)
+        ax.set_yticks(ticks, [labels[i] for i in ticks], fontsize=7)
+        fig.colorbar(im, ax=ax, shrink=0.75, label="minus the row's mean")
+    fig.suptitle(title)
+    d_ov, d_qk = np.diag(np.asarray(ov)), np.diag(np.asarray(qk))
+    fig.alt = (f"{title}. Two {len(ov)} by {len(ov)} grids, one row and one column "
+               f"per word, each row centred. OV circuit: {ov_score:.0%} of rows "
+               "have their largest entry on the diagonal, a bright diagonal "
+               f"(diagonal mean {alt.number(d_ov.mean())}, largest entry "
+               f"{alt.number(np.max(ov))}): attending to a word raises that word's "
+               f"logit. Full QK circuit: {qk_score:.0%} of rows have their largest "
+               f"entry on the diagonal (diagonal mean {alt.number(d_qk.mean())}, "
+               f"largest entry {alt.number(np.max(qk))}): a query scores highest "
+               "the key whose previous word is its own word.")
     return fig

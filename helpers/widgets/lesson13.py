@@ -2,9 +2,10 @@
 
 :func:`induction_explorer` runs lesson 13's small attention-only model
 (``data/induction/``) on the words in the box. The model knows 127 words
-(``.vocabulary``); the box takes any text: words it does not know are left
-out and named in the message. A button writes a new random sequence repeated
-twice. The picture shows
+(``.vocabulary``, also listed under the picture); the box takes any text:
+words it does not know are left out, counted and named in the message. A
+button writes a new random sequence repeated twice, after 20 random words
+(where the trained induction head is a textbook one). The picture shows
 
 * the chosen head's pattern (rows are queries, columns keys, the masked
   future grey); wherever a query's word occurred before, the key right after
@@ -12,17 +13,25 @@ twice. The picture shows
 * the loss on every token, with the model whole and with the chosen head
   ablated (its output set to zero);
 * the most likely next words after the last word, with and without that
-  head.
+  head (whole: plain blue; ablated: hatched orange, in both panels).
+
+The model was trained on 64-token texts; its induction head is a textbook
+one from about position 20 to about 55, and fails beyond: the message says
+when a text runs past it, and the loss panel marks the place.
 """
 
 from __future__ import annotations
 
 import ipywidgets as widgets
 import numpy as np
+import html
+
 from matplotlib.collections import PatchCollection
+from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
+from helpers.figures import alt
 from helpers.widgets.base import Explorer, State, load_or_explain
 from helpers.widgets.controls import fit_dropdown, text_width
 from helpers.widgets.engine import display_label
@@ -32,8 +41,11 @@ from helpers.widgets.policy import WEIGHT_SCALE
 MAX_SHOWN = 32  # tokens drawn (the model reads up to its context)
 TOP_SHOWN = 5  # next words in the bar panel
 BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩
-STRIPE_COLOUR = "#d62728"
-_REPEAT, _PREFIX = 10, 4  # the button's random text: 4 words, then 10 twice
+SEEN_COLOUR = "#d62728"  # a query label whose word came before
+WHOLE, ABLATED = "#1f77b4", "#ff7f0e"  # the model whole / the head ablated
+HOLDS = 55  # the induction head holds up to about this position (64-token training)
+NAMED = 10  # unknown words named in the message
+_REPEAT, _PREFIX = 10, 20  # the button's random text: 20 words, then 10 twice
 
 _model = None
 
@@ -63,7 +75,7 @@ def random_text(model, seed: int, length: int = _REPEAT, prefix: int = _PREFIX) 
 
 class _InductionExplorer(Explorer):
     kind = "induction_explorer"
-    figsize = (11.0, 4.4)
+    figsize = (11.0, 4.8)
 
     #: run: the model's Run of the whole text; loss: (n - 1,) nats, intact;
     #: loss_ablated: the same with the chosen head ablated; top: [(word,
@@ -106,31 +118,70 @@ class _InductionExplorer(Explorer):
                                   layout=widgets.Layout(width=text_width(len(label))))
         self.new.add_class("attn-generate")
         self.new.on_click(self._on_new)
+        words = ", ".join(html.escape(w) for w in self.vocabulary)
+        self.words = widgets.HTML(
+            value=f"<details><summary>The model's {len(self.vocabulary)} words "
+                  f"(any other word is left out)</summary><p style='max-width:60em'>"
+                  f"{words}</p></details>",
+            description="Vocabulary:", style={"description_width": "initial"})
         super().__init__([self.text, widgets.HBox([self.head, self.new])])
+        self.children = (*self.children, self.words)
+
+    @property
+    def vocabulary(self) -> list[str]:
+        """The words the model knows (``<|endoftext|>`` left out), sorted."""
+        if self.model is None:
+            return []
+        return sorted(self.model.piece(i) for i in range(1, self.model.vocab_size))
 
     # -- drawing -----------------------------------------------------------
     def _build(self, art):
-        art.heat = FastHeatmap(art, [0.085, 0.15, 0.37, 0.74],
-                               cbar_rect=[0.465, 0.15, 0.01, 0.74],
+        art.heat = FastHeatmap(art, [0.085, 0.17, 0.37, 0.71],
+                               cbar_rect=[0.465, 0.17, 0.01, 0.71],
                                rows=MAX_SHOWN, cols=MAX_SHOWN)
+        # a white frame on a black one: >= 3:1 against any cell of the map
+        art.frames_under = art.add(PatchCollection([], facecolor="none",
+                                                   edgecolor="black", linewidth=2.6))
         art.frames = art.add(PatchCollection([], facecolor="none",
-                                             edgecolor=STRIPE_COLOUR, linewidth=1.2))
+                                             edgecolor="white", linewidth=1.0))
+        art.heat.ax.add_collection(art.frames_under)
         art.heat.ax.add_collection(art.frames)
-        art.loss_ax = la = art.fig.add_axes([0.58, 0.62, 0.4, 0.27])
+        art.key = art.text(0.01, 0.985, ha="left", va="top", fontsize=8, s=(
+            "Red query label: its word came before. Framed (white on black): the "
+            "key after that earlier occurrence, where an induction head looks."))
+        art.loss_ax = la = art.fig.add_axes([0.58, 0.56, 0.4, 0.27])
         la.set_ylabel("loss (nats)", fontsize=9)
         la.tick_params(labelsize=8)
         la.set_xlabel("position of the predicted word", fontsize=9)
-        art.line = art.add(Line2D([], [], color="#1f77b4", marker=".", lw=1.4))
-        art.line_ablated = art.add(Line2D([], [], color="#ff7f0e", marker=".",
+        art.line = art.add(Line2D([], [], color=WHOLE, marker=".", lw=1.4))
+        art.line_ablated = art.add(Line2D([], [], color=ABLATED, marker="x", ms=3,
                                           lw=1.2, ls="--"))
         la.add_line(art.line)
         la.add_line(art.line_ablated)
-        la.legend([art.line, art.line_ablated], ["whole model", "this head ablated"],
-                  fontsize=8, loc="lower left", frameon=True)
-        art.loss_title = art.text(0.5, 1.02, ax=la, ha="center", va="bottom",
+        art.beyond = art.add(la.axvspan(HOLDS + 0.5, HOLDS + 1.0, facecolor="none",
+                                        edgecolor="0.6", hatch="..", lw=0,
+                                        zorder=0))
+        art.beyond_text = art.text(0, 0.97, ax=la, ha="left", va="top", fontsize=7,
+                                   transform=la.get_xaxis_transform(),
+                                   s=" past 55: untrained", color="0.2")
+        art.loss_title = art.text(0.5, 1.22, ax=la, ha="center", va="bottom",
                                   fontsize=10)
-        art.bars = Bars(art, [0.7, 0.1, 0.26, 0.34], rows=TOP_SHOWN, series=2,
-                        xlabel="probability", room=0.12, title_size=10)
+        art.bars = Bars(art, [0.7, 0.12, 0.26, 0.27], rows=TOP_SHOWN, series=2,
+                        colours=(WHOLE, ABLATED), xlabel="probability", room=0.12,
+                        title_size=10)
+        for r in art.bars.bars[1]:  # ablated: hatched, not by colour alone
+            r.set_facecolor(ABLATED)
+            r.set_edgecolor("black")
+            r.set_linewidth(0.5)
+            r.set_hatch("////")
+            r._attn_colour = ABLATED  # Bars.update keeps this black edge
+        bar_whole = Rectangle((0, 0), 1, 1, facecolor=WHOLE)
+        bar_cut = Rectangle((0, 0), 1, 1, facecolor=ABLATED, hatch="////",
+                            edgecolor="black")
+        la.legend([(art.line, bar_whole), (art.line_ablated, bar_cut)],
+                  ["whole model", "this head ablated"], ncol=2, fontsize=8,
+                  loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
+                  handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)})
 
     def _read(self, text):
         """Words -> ids: BOS first, unknown words left out (and listed)."""
@@ -156,10 +207,15 @@ class _InductionExplorer(Explorer):
         ids, unknown = self._read(text)
         notes = []
         if unknown:
-            shown = ", ".join(repr(display_label(w)[0]) for w in unknown[:2])
-            more = f" and {len(unknown) - 2} more" if len(unknown) > 2 else ""
+            shown = ", ".join(repr(display_label(w)[0]) for w in unknown[:NAMED])
+            more = (f" and {len(unknown) - NAMED} more" if len(unknown) > NAMED
+                    else "")
+            n_words = len(str(text).split())
             notes.append(f"Left out {len(unknown)} unknown word"
-                         f"{'s' * (len(unknown) > 1)}: {shown}{more}.")
+                         f"{'s' * (len(unknown) > 1)} (of {n_words} typed): "
+                         f"{shown}{more}. The model knows "
+                         f"{len(self.vocabulary)} words, listed under the "
+                         "picture.")
         cap = self.model.context
         if len(ids) > cap:
             notes.append(f"The model reads at most {cap} tokens: the first "
@@ -180,7 +236,12 @@ class _InductionExplorer(Explorer):
         shown = min(n, MAX_SHOWN)
         lo = n - shown
         if shown < n:
-            notes.append(f"The picture shows the last {shown} of {n} tokens.")
+            notes.append(f"The pattern shows the last {shown} of {n} tokens "
+                         f"(positions {lo}-{n - 1}).")
+        if n - 1 > HOLDS:
+            notes.append(f"The text runs to position {n - 1}, past where the "
+                         "model holds: it trained on 64-token texts, and its "
+                         f"induction head works from about position 20 to {HOLDS}.")
         stripe = induction.stripe_keys(ids)[lo:] - lo
         stripe[stripe < 0] = -1
         tokens = [self.model.piece(i) for i in ids[lo:]]
@@ -189,24 +250,35 @@ class _InductionExplorer(Explorer):
         A = run.attention[head[0], head[1], lo:, lo:]
         return State(tokens=tokens, labels=labels, weights=A, notes=notes, run=run,
                      loss=loss, loss_ablated=loss_ab, top=top, stripe=stripe,
-                     unknown=unknown, _head=head)
+                     unknown=unknown, _head=head, _lo=lo)
 
     def _paint(self, art, s):
         data = np.array(s.weights, dtype=float)
         data[np.triu(np.ones(data.shape, dtype=bool), k=1)] = np.nan
-        repeat = ["#d62728" if k >= 0 else "black" for k in s.stripe]
+        repeat = [SEEN_COLOUR if k >= 0 else "black" for k in s.stripe]
         la, hd = s._head
+        where = (f", positions {s._lo}-{s._lo + len(s.labels) - 1}" if s._lo
+                 else "")
         art.heat.update(data, s.labels, s.labels, xlabel="key", ylabel="query",
-                        title=f"layer {la} head {hd} (rows = queries)",
+                        title=f"layer {la} head {hd} (rows = queries{where})",
                         row_colours=repeat, **WEIGHT_SCALE)
-        art.frames.set_paths([Rectangle((k - 0.5, q - 0.5), 1, 1)
-                              for q, k in enumerate(s.stripe) if k >= 0])
+        frames = [Rectangle((k - 0.5, q - 0.5), 1, 1)
+                  for q, k in enumerate(s.stripe) if k >= 0]
+        art.frames_under.set_paths(frames)
+        art.frames.set_paths(frames)
         n = len(s.loss)
         x = np.arange(1, n + 1)
         art.line.set_data(x, s.loss)
         art.line_ablated.set_data(x, s.loss_ablated)
         art.loss_ax.set_xlim(0.5, n + 0.5)
         art.loss_ax.set_ylim(0, 10.0)
+        past = n > HOLDS  # the predicted positions past the trained range
+        art.beyond.set_visible(past)
+        art.beyond_text.set_visible(past)
+        if past:
+            art.beyond.set_x(HOLDS + 0.5)
+            art.beyond.set_width(n - HOLDS)
+            art.beyond_text.set_x(HOLDS + 0.5)
         text = "loss on each word"
         if n >= 2:
             text += (f": mean {np.mean(s.loss[1:]):.2f}, "
@@ -215,9 +287,49 @@ class _InductionExplorer(Explorer):
         last = s.labels[-1]
         art.bars.update(np.array([[p for _, p, _ in s.top], [q for _, _, q in s.top]]),
                         [display_label(w)[0] for w, _, _ in s.top],
-                        title=f"next word after '{last}': whole / ablated",
+                        title=f"next word after '{last}': whole (upper), ablated",
                         fmt="{:.2f}")
         return ("induction", n)
+
+    def _picture_name(self) -> str:
+        return "Lesson 13 explorer"
+
+    def _describe(self, s) -> str:
+        """Which query rows find their word earlier, the head's weight on the
+        key after that occurrence, the loss whole and ablated, the next word,
+        and where the text leaves the trained range."""
+        name = self._picture_name()
+        if s.empty:
+            return f"{name}: empty. {s.placeholder}."
+        la, hd = s._head
+        lo, n = s._lo, len(s.run.ids)
+        rows = [q for q, k in enumerate(s.stripe) if k >= 0]
+        parts = [f"{name}: layer {la} head {hd} on {n} tokens"
+                 + (f" (pattern of positions {lo}-{n - 1})" if lo else "") + "."]
+        if rows:
+            w = np.array([s.weights[q, s.stripe[q]] for q in rows])
+            tops = [s.weights[q].argmax() == s.stripe[q] for q in rows]
+            first, last = rows[0] + lo, rows[-1] + lo
+            parts.append(
+                f"{len(rows)} query rows (positions {first}-{last}) find their "
+                f"word earlier; on the key after that occurrence the head puts "
+                f"{alt.number(w.mean())} on average (from {alt.number(w.min())} "
+                f"to {alt.number(w.max())}), its largest weight in {sum(tops)} "
+                f"of {len(rows)} rows.")
+        else:
+            parts.append("No word occurs twice: nothing to copy, no frames.")
+        loss, cut = np.asarray(s.loss), np.asarray(s.loss_ablated)
+        if len(loss) > 1:
+            parts.append(f"Mean loss {alt.number(loss[1:].mean())} nats whole, "
+                         f"{alt.number(cut[1:].mean())} with the head ablated.")
+        if s.top:
+            w, p, q = s.top[0]
+            parts.append(f"Most likely next word '{display_label(w)[0]}': "
+                         f"{alt.number(p)} whole, {alt.number(q)} ablated.")
+        if n - 1 > HOLDS:
+            parts.append(f"Positions {HOLDS + 1}-{n - 1} lie past the trained "
+                         f"range (the head holds to about {HOLDS}).")
+        return " ".join(parts)
 
     # -- the button ----------------------------------------------------------
     def _on_new(self, button=None):
@@ -246,6 +358,8 @@ def induction_explorer(text=None, head=None):
     on the last ``MAX_SHOWN`` tokens), ``.loss`` and ``.loss_ablated``
     (every token's loss, whole and without the head), ``.top`` (the next
     words with both probabilities), ``.stripe`` (per query, the key an
-    induction head would look at) and ``.unknown``.
+    induction head would look at) and ``.unknown`` (the words left out);
+    ``.vocabulary`` lists the 127 words the model knows (also shown under
+    the picture, in ``.words``).
     """
     return _InductionExplorer(text, head)
