@@ -69,6 +69,27 @@ export default { render({ model, el }) { attach(model, el); } };
 """
 
 
+#: Where the focus is, on every control of an explorer (and of the
+#: playground's menu): a 2 px dark blue outline (at least 3:1 against white
+#: and the controls' grey borders), drawn for text boxes and dropdowns
+#: whenever they have the focus, for buttons and slider handles when the
+#: keyboard put it there (``:focus-visible``: a mouse click draws none).
+def focus_css(color="#1558b0"):
+    ring = f"outline: 2px solid {color} !important; outline-offset: 1px !important;"
+    out = []
+    for root in (".attn-explorer", ".attn-playground"):
+        out += [f"{root} input:focus", f"{root} select:focus",
+                f"{root} textarea:focus", f"{root} [contenteditable=true]:focus",
+                f"{root} button:focus-visible", f"{root} .noUi-handle:focus",
+                f"{root} [role=slider]:focus", f"{root} .ui-slider-handle:focus"]
+    return ", ".join(out) + " { " + ring + " }"
+
+
+#: The stylesheet's focus rules (``helpers.widgets.base.MESSAGE_STYLE``
+#: carries them in every explorer).
+FOCUS_CSS = focus_css()
+
+
 def make_access(alt: str = ""):
     """A new :class:`Access` widget, or None without anywidget."""
     cls = _access_class()

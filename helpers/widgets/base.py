@@ -50,7 +50,7 @@ from matplotlib.figure import Figure
 from helpers import style
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving
-from helpers.widgets.access import make_access
+from helpers.widgets.access import FOCUS_CSS, make_access
 from helpers.widgets.controls import TokenPicker, _sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
 from helpers.widgets.policy import MAX_WAIT, SETTLE
@@ -102,7 +102,7 @@ MESSAGE_STYLE = ("<style>.widget-label.attn-message { white-space: normal !impor
                  " overflow: visible !important; text-overflow: clip !important;"
                  " height: auto !important; line-height: 1.4 !important;"
                  " word-break: normal !important; overflow-wrap: normal !important; }"
-                 + _projector_css(style.PROJECTOR.scale) + "</style>")
+                 + FOCUS_CSS + _projector_css(style.PROJECTOR.scale) + "</style>")
 
 
 def picture_layout():

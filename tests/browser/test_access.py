@@ -1,0 +1,106 @@
+"""Every lesson as stored, opened in JupyterLab in a real Chromium (not run:
+its outputs, text alternatives included, are stored with it): every output
+image has a real text alternative, and axe-core finds no serious or critical
+violation inside the output areas (issue 43). Per-lesson counts are printed.
+
+The explorers live (alt text that follows the input, the keyboard, axe over
+live widgets) are tested in test_explorers.py, in the one explorers notebook.
+"""
+
+import json
+import time
+
+import nbformat
+import pytest
+from a11y import alt_counts, alt_problems, axe_audit, axe_available, image_alts, \
+    serious, violation_counts, violation_lines
+from conftest import notebook_paths
+from test_browser import JS_CLOSE, JS_OPEN, wait_for
+
+pytestmark = pytest.mark.browser
+
+#: ``(path) => number of output images shown, or -1 while not shown``.
+JS_SHOWN = """(path) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  if (!panel || !panel.context || panel.context.path !== path
+      || !panel.context.isReady || !panel.content) return -1;
+  const imgs = panel.node.querySelectorAll('.jp-OutputArea-output img');
+  if ([...imgs].some(i => !i.complete)) return -1;
+  return imgs.length;
+}"""
+
+
+def stored_images(path):
+    """How many images the stored notebook's outputs hold (an output shows
+    its text/html ``<img>`` or its image/png, one picture either way)."""
+    nb = nbformat.read(str(path), as_version=4)
+    n = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            html = data.get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            if "<img" in html:
+                n += html.count("<img")
+            elif any(k.startswith("image/") for k in data):
+                n += 1
+    return n
+
+
+def close_and_stop(lab_server, page, path):
+    page.evaluate(JS_CLOSE)
+    try:
+        for s in lab_server.request("GET", "/api/sessions") or []:
+            if s.get("path") == path:
+                lab_server.request("DELETE", f"/api/sessions/{s['id']}")
+    except OSError:
+        pass
+
+
+def audit_lesson(lab_server, lab_page, lesson):
+    """Open ``lesson`` as stored; return (images, serious violations, all)."""
+    path = f"notebooks/{lesson.name}"
+    expected = stored_images(lesson)
+    page = lab_page.get()
+    page.evaluate(JS_OPEN, path)
+    try:
+        counts = []
+
+        def steady():
+            counts.append(page.evaluate(JS_SHOWN, path))
+            last = counts[-3:]
+            return (len(last) == 3 and last[0] >= min(expected, 1)
+                    and last[0] == last[1] == last[2] and last[0] >= expected)
+
+        wait_for(steady, 60, interval=0.3)
+        images = image_alts(page)
+        violations = axe_audit(page)
+    finally:
+        close_and_stop(lab_server, page, path)
+    return images, expected, violations
+
+
+def test_every_lesson_as_stored(lab_server, lab_page):
+    if not axe_available():
+        pytest.fail("axe-playwright-python is not installed (pip install -e '.[test]')",
+                    pytrace=False)
+    problems, table, rules = [], [], {}
+    started = time.monotonic()
+    for lesson in notebook_paths():
+        images, expected, violations = audit_lesson(lab_server, lab_page, lesson)
+        good, total = alt_counts(images)
+        bad = serious(violations)
+        counts = violation_counts(violations)
+        for rule, n in counts.items():
+            rules[rule] = rules.get(rule, 0) + n
+        table.append(f"{lesson.stem:32s} images {total:3d} (stored {expected:3d}), "
+                     f"with a text alternative {good:3d}; axe serious/critical "
+                     f"{sum(len(v['nodes']) for v in bad):3d}, all "
+                     f"{json.dumps(counts) if counts else '{}'}")
+        if total < expected:
+            problems.append(f"{lesson.stem}: {total} images shown, {expected} stored")
+        problems += alt_problems(lesson.stem, images)
+        problems += violation_lines(lesson.stem, bad)
+    print(f"lessons as stored ({time.monotonic() - started:.1f} s):", *table,
+          f"axe violations by rule (elements): {json.dumps(rules)}", sep="\n")
+    assert not problems, "\n".join(problems)
