@@ -59,6 +59,12 @@ def _j(L):
             "averaged over the heads",
         ),
         (lambda A, s, L: np.zeros((2, 2)), "shape"),
+        (lambda A, s, L: A[..., s + L + _j(L), s + _j(L) + 1].sum(-1), "MEAN"),
+        (lambda A, s, L: A[..., s + L + _j(L), s + _j(L) + 1].max(-1), "largest"),
+        (lambda A, s, L: A[..., s + L + _j(L) - 1, s + _j(L)].mean(-1), "start - 1"),
+        (lambda A, s, L: A[..., s + L + _j(L) + 1, s + _j(L) + 1].mean(-1),
+         "one late"),
+        (lambda A, s, L: A[s + L + _j(L), s + _j(L) + 1].mean(-1), "A[..., rows"),
     ],
 )
 def test_prefix_matching_names_the_mistake(fn, words, capsys):
@@ -90,6 +96,18 @@ def _qk(q_block, k_block, scale=None, identity=True):
     return induction_qk
 
 
+def _sink(size):
+    """The reference maps plus an attention-sink term: every query also
+    scores ``size`` on the key at position 0 (the token -> position block)."""
+
+    def induction_qk(layout, sharpness):
+        W_Q, W_K = lesson13.induction_qk(layout, sharpness)
+        W_K[layout.position.start] = size / sharpness
+        return W_Q, W_K
+
+    return induction_qk
+
+
 @pytest.mark.parametrize(
     "fn, words",
     [
@@ -108,6 +126,9 @@ def _qk(q_block, k_block, scale=None, identity=True):
             "transpose",
         ),
         (lambda layout, s: lesson13.induction_qk(layout, s)[0], "two matrices"),
+        (_qk("token", "previous", scale=6.0), "a match scores 6; the spec says"),
+        (_qk("token", "previous", scale=144.0), "multiply one only"),
+        (_sink(12.0), "the query's token block to the key's position block"),
     ],
 )
 def test_induction_qk_names_the_mistake(fn, words, capsys):
@@ -116,14 +137,61 @@ def test_induction_qk_names_the_mistake(fn, words, capsys):
     assert words in out, out
 
 
+def _near_misses():
+    """Right answers written another way: the checker accepts each."""
+    ref = lesson13.induction_qk
+
+    def split(layout, s):  # sqrt(sharpness) on both sides
+        W_Q, W_K = ref(layout, 1.0)
+        return np.sqrt(s) * W_Q, np.sqrt(s) * W_K
+
+    def on_key(layout, s):  # the factor on the key
+        W_Q, W_K = ref(layout, 1.0)
+        return W_Q, s * W_K
+
+    def as_lists(layout, s):
+        return [m.astype(np.float32).tolist() for m in ref(layout, s)]
+
+    def tiny_sink(layout, s):  # a harmless extra term
+        return _sink(1e-3)(layout, s)
+
+    return [split, on_key, as_lists, tiny_sink]
+
+
+@pytest.mark.parametrize("fn", _near_misses())
+def test_induction_qk_accepts_right_answers_written_otherwise(fn, capsys):
+    result, out = _verdict(checks.check_induction_qk, fn, capsys)
+    assert result is True and out.startswith("Correct:"), out
+
+
+def test_prefix_matching_accepts_a_loop_and_float32(capsys):
+    def looped(A, start, length):
+        return np.array([A[..., start + length + j, start + j + 1]
+                         for j in range(length - 1)], dtype=np.float32).mean(axis=0)
+
+    result, out = _verdict(checks.check_prefix_matching_score, looped, capsys)
+    assert result is True, out
+
+
 # --- stretch: the ablation ratio ------------------------------------------------------
 def _ratio(
-    first_copy=False, inverted=False, difference=False, with_first=False, swapped=False
+    first_copy=False, inverted=False, difference=False, with_first=False, swapped=False,
+    log=False, whole_text=False, per_token=False, layer=False,
 ):
     def ablation_ratio(model, ids, start, length, head):
         cut = {(head[1], head[0])} if swapped else {head}
+        if layer:
+            cut = {(head[0], h) for h in range(model.n_heads)}
         a = model.run(ids, ablate=cut).loss_per_position()
         b = model.run(ids).loss_per_position()
+        if whole_text:
+            return a.mean() / b.mean()
+        if per_token:
+            return (a[start + length : start + 2 * length - 1]
+                    / b[start + length : start + 2 * length - 1]).mean()
+        if log:
+            second = slice(start + length, start + 2 * length - 1)
+            return np.log(a[second].mean() / b[second].mean())
         if first_copy:
             lo, hi = start, start + length - 1
         elif with_first:
@@ -146,6 +214,10 @@ def _ratio(
         ({"difference": True}, "difference"),
         ({"with_first": True}, "first token"),
         ({"swapped": True}, "(head, layer)"),
+        ({"log": True}, "log of the ratio"),
+        ({"whole_text": True}, "whole text"),
+        ({"per_token": True}, "per-token ratios"),
+        ({"layer": True}, "every head of the layer"),
     ],
 )
 def test_ablation_ratio_names_the_mistake(kw, words, capsys):
