@@ -244,3 +244,22 @@ def test_the_text_alternative_tells_block_window_and_rows(explorer):
     assert "m −∞, l 0" in alt
     explorer.step.value = 0
     assert "no block read yet" in explorer.alt
+
+
+def test_a_first_allowed_key_is_not_counted_as_a_rescaling(explorer):
+    # window 4, blocks of 6, block 2 (keys 6 to 11): rows 6 to 11 read their
+    # first allowed key (their max was -inf: nothing to rescale); only rows
+    # with a finite old max whose max rose were rescaled
+    explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 4
+    explorer.step.value = 2
+    S = lesson12._case(24)[0]
+    band = sliding_window_mask(24, 4)
+    before = np.where(band & (np.arange(24) < 6), S, -np.inf).max(axis=1)
+    after = np.where(band & (np.arange(24) < 12), S, -np.inf).max(axis=1)
+    first = int(np.sum(np.isneginf(before) & np.isfinite(after)))
+    rose = int(np.sum(np.isfinite(before) & (after > before)))
+    assert (first, rose) == (explorer.first_read, explorer.rescaled) == (6, 3)
+    said = "first allowed key read in 6 rows"
+    assert said in explorer.message and "the max rose in 3 rows" in explorer.message
+    assert "max rose in 9 rows" not in explorer.message
+    assert said in explorer.alt and "the max rose in 3 rows" in explorer.alt

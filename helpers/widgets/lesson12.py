@@ -13,155 +13,30 @@ by plain attention (n x n), the tiled loop (n x block) and a window's band.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import ipywidgets as widgets
 import numpy as np
-from matplotlib.collections import PolyCollection
-from matplotlib.patches import Rectangle
 
 from helpers.attention import causal_mask, sliding_window_mask, softmax
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving
 from helpers.widgets.base import Explorer, State
-from helpers.widgets.engine import AXIS_SIZE, nice_limit, set_text
+from helpers.widgets.panels import Bars
 from helpers.widgets.policy import BAR, BAR_AFTER
-from helpers.widgets.panels import Bars, FastHeatmap, PixelImage
-
-MAX_N = 48  # the largest grid drawn
-D_K, D_V, SEED = 8, 4, 12
-NOT_READ = "#dce8f5"  # keys the loop has not reached yet (pale blue, framed)
-
-
-class _SweepImage(PixelImage):
-    """A :class:`PixelImage` with one more colour: ``-inf`` (a key not read
-    yet) is pale blue (``NOT_READ``), NaN (a masked cell) grey."""
-
-    def __init__(self, ax):
-        super().__init__(ax)
-        rgb = [int(NOT_READ[i:i + 2], 16) for i in (1, 3, 5)]
-        self._lut = np.vstack([self._lut, rgb]).astype(np.uint8)
-
-    def _colour_index(self, data):
-        vmin, vmax = self._clim
-        with np.errstate(invalid="ignore"):
-            scaled = np.nan_to_num((data - vmin) * (256.0 / (vmax - vmin)), nan=0.0,
-                                   neginf=0.0, posinf=255.0)
-        index = np.where(np.isfinite(data), np.clip(np.floor(scaled), 0, 255), 256)
-        return np.where(np.isneginf(data), 257, index).astype(np.intp)
-
-
-class _SweepHeatmap(FastHeatmap):
-    def __init__(self, art, rect, **kw):
-        super().__init__(art, rect, **kw)
-        self.pixels.set_visible(False)
-        self.pixels = art.add(_SweepImage(self.ax))
-        self.ax.add_artist(self.pixels)
-        # the block just read (orange) and the keys not read yet (dashed)
-        self.frame, self.unread = (art.add(self.ax.add_patch(Rectangle(
-            (0, 0), 1, 1, fill=False, **kw))) for kw in (
-            {"edgecolor": "#e8a317", "linewidth": 2.5},
-            {"edgecolor": "#4a6984", "linewidth": 1.2, "linestyle": (0, (4, 3))}))
-
-
-class _RowBars:
-    """One horizontal bar per query row, drawn as a single PolyCollection
-    (48 separate rectangles take 10 ms per picture)."""
-
-    def __init__(self, art, rect, *, xlabel, colour):
-        self.ax = ax = art.fig.add_axes(rect)
-        ax.set_yticks([])
-        ax.set_xlabel(xlabel, fontsize=AXIS_SIZE)
-        ax.tick_params(labelsize=AXIS_SIZE)
-        ax.axvline(0, color="black", lw=0.8)
-        self.bars = art.add(ax.add_collection(PolyCollection([], facecolors=colour)))
-        # rows whose value is -inf (no allowed key read yet): a black arrow at
-        # the left edge, pointing off the axis, never a bar of 0
-        self.marks = art.add(ax.scatter([], [], marker="<", s=22, color="black",
-                                        clip_on=False, zorder=3))
-        self.title = art.text(0.5, 1.01, ax=ax, ha="center", va="bottom", fontsize=10)
-
-    def update(self, values, *, title, xlim):
-        values = np.asarray(values, dtype=float)
-        minus_inf = np.isneginf(values)
-        self.marks.set_offsets(np.column_stack(
-            [np.full(int(minus_inf.sum()), float(xlim[0])), np.flatnonzero(minus_inf)])
-            if minus_inf.any() else np.empty((0, 2)))
-        if minus_inf.any():
-            title = f"{title} (\u25c0 = \u2212\u221e)"
-        values = np.nan_to_num(np.where(minus_inf, 0.0, values))
-        y = np.arange(len(values))[:, None]
-        x = values[:, None]
-        verts = np.stack([np.hstack([0 * x, y - 0.4]), np.hstack([x, y - 0.4]),
-                          np.hstack([x, y + 0.4]), np.hstack([0 * x, y + 0.4])], axis=1)
-        self.bars.set_verts(verts)
-        self.ax.set_xlim(*xlim)
-        self.ax.set_ylim(len(values) - 0.5, -0.5)
-        set_text(self.title, title)
-        return ("rowbars", len(values), float(xlim[0]), float(xlim[1]))
-
-
-def _case(n):
-    """Seeded scaled scores (n, n) and values (n, D_V) of the example."""
-    rng = np.random.default_rng(SEED)
-    Q, K = rng.standard_normal((2, MAX_N, D_K)) * 1.3
-    V = rng.standard_normal((MAX_N, D_V))
-    return Q[:n] @ K[:n].T / math.sqrt(D_K), Q[:n], K[:n], V[:n]
-
-
-def _plural(k, word):
-    """"1 key", "3 keys": a count with its noun."""
-    return f"{k} {word}" if k == 1 else f"{k} {word}s"
-
-
-def _key_range(a, z):
-    """"key 3", "keys 3 to 5": keys ``a`` to ``z`` as a person writes them."""
-    return f"key {a}" if a == z else f"keys {a} to {z}"
-
-
-@lru_cache(maxsize=64)
-def _sum_limit(n, b, w):
-    """A round bound of every running sum l at every step of one setting."""
-    S, allowed = _case(n)[0], causal_mask(n) if w == 0 else sliding_window_mask(n, w)
-    steps = np.arange(1, math.ceil(n / b) + 1)[:, None, None]
-    seen = allowed & (np.arange(n) < b * steps)  # (steps, n, n): keys read by then
-    m = np.where(seen, S, -np.inf).max(axis=2, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)  # a row with no key read yet: sum 0
-    total = np.where(seen, np.exp(np.minimum(S - m, 0.0)), 0.0).sum(axis=2)
-    return nice_limit(max(2.0, float(total.max())))
-
-
-@lru_cache(maxsize=1)
-def _score_limit():
-    """A round bound of every score of the example (the m axis never moves)."""
-    return nice_limit(float(np.abs(_case(MAX_N)[0]).max()))
-
-
-def _thin(labels, most=16):
-    step = max(1, math.ceil(len(labels) / most))
-    return [lab if i % step == 0 or i == len(labels) - 1 else ""
-            for i, lab in enumerate(labels)]
-
-
-def _clamp(value, low, high, default):
-    try:
-        v = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(max(v, low), high)
-
-
-def _state_after(S, allowed, seen, V):
-    """Running max, sum and output of every row after reading ``seen`` keys."""
-    vis = allowed & seen
-    m = np.where(vis, S, -np.inf).max(axis=1)
-    shift = np.where(np.isfinite(m), m, 0.0)
-    P = np.where(vis, np.exp(np.minimum(S - shift[:, None], 0.0)), 0.0)
-    total = P.sum(axis=1)
-    out = np.divide(P @ V, total[:, None], out=np.zeros((len(S), V.shape[1])),
-                    where=total[:, None] > 0)
-    return m, total, out, P
-
+from helpers.widgets.tiling_parts import (  # noqa: F401 (NOT_READ, _case: for tests)
+    MAX_N,
+    NOT_READ,
+    _case,
+    _clamp,
+    _key_range,
+    _plural,
+    _RowBars,
+    _score_limit,
+    _state_after,
+    _sum_limit,
+    _SweepHeatmap,
+    _thin,
+)
 
 class _TilingExplorer(Explorer):
     kind = "tiling_explorer"
@@ -171,9 +46,10 @@ class _TilingExplorer(Explorer):
 
     #: running_max, running_sum: (n,) m and l after `step` blocks; output, exact:
     #: (n, D_V) acc / l so far and plain attention; memory: scores held at once
-    #: (plain, tiled, band); rescaled: rows whose max rose in the current block
+    #: (plain, tiled, band); rescaled: rows whose finite max rose in the current
+    #: block; first_read: rows that read their first allowed key in it (m was -inf)
     shows = {"running_max": None, "running_sum": None, "output": None,
-             "exact": None, "memory": None, "rescaled": 0}
+             "exact": None, "memory": None, "rescaled": 0, "first_read": 0}
 
     def __init__(self, n, block, window, step):
         style = {"description_width": "initial"}
@@ -225,7 +101,10 @@ class _TilingExplorer(Explorer):
         seen = np.broadcast_to(cols < k * b, (n, n))
         m, total, out, P = _state_after(S, allowed, seen, V)
         m_before = _state_after(S, allowed, cols < (k - 1) * b, V)[0] if k else m
-        rose = int(np.sum(np.isfinite(m) & (m > m_before))) if k > 1 else 0
+        # a row whose max was -inf read its first allowed key (nothing to
+        # rescale); only a row with a finite old max was rescaled
+        rose = int(np.sum(np.isfinite(m_before) & (m > m_before))) if k > 1 else 0
+        first = int(np.sum(~np.isfinite(m_before) & np.isfinite(m))) if k > 1 else 0
         grid = np.where(allowed, np.where(seen, P, -np.inf), np.nan)
         exact = softmax(np.where(allowed, S, -np.inf)) @ V  # plain attention
         band = n * min(w, n) if w else None  # no window, no band
@@ -240,6 +119,9 @@ class _TilingExplorer(Explorer):
                      else f"the max rose in {_plural(rose, 'row')}, whose old "
                      + ("sum and output were" if rose == 1 else "sums and outputs were")
                      + " rescaled by exp(m_old - m_new).")
+            if first:
+                risen = (f"first allowed key read in {_plural(first, 'row')} (their "
+                         f"max was -inf: nothing to rescale); " + risen)
             if k < n_blocks:
                 notes.append(f"Block {k} of {n_blocks} ({keys}): {risen}")
             elif n_blocks == 1:
@@ -253,6 +135,7 @@ class _TilingExplorer(Explorer):
         return State(
             tokens=[str(i) for i in range(n)], weights=grid, notes=notes,
             running_max=m, running_sum=total, output=out, exact=exact, rescaled=rose,
+            first_read=first,
             memory={"plain": n * n, "tiled": n * b, "band": band},
             _n=n, _b=b, _k=k, _n_blocks=n_blocks, _w=w)
 
