@@ -56,6 +56,12 @@ def _loss_mistakes(logits, ids):
          "after the text, which nobody knows. O" + off[1:]),
         (right.sum() / n, "you divided by n; " + off),
     ]
+    block = ("you indexed log_p[:, targets], every row × every target (an "
+             "(n - 1) × (n - 1) block); pick one entry per row: "
+             "log_p[np.arange(n - 1), targets]")
+    tries += [(-logp[:-1][:, ids[1:]].mean(), block),
+              (-logp[:, ids[1:]].mean(), block),
+              (-_log_softmax(z[:-1], axis=0)[:, ids[1:]].mean(), block)]
     if n > 2:
         tries += [(right[1:].mean(), "you scored only n - 2 predictions; " + off),
                   (right[:-1].mean(), "you scored only n - 2 predictions; " + off)]

@@ -172,12 +172,13 @@ def _gpt(model):
 
 
 def _reference_step(model, token, pos, cache, *, at=None, tok=True, where=True,
-                    keys="all", scale=None):
+                    keys="all", scale=None, final_norm=True):
     """The logits of one cached step, or of a classic mistake: the position
     embedding of ``at`` (``None``: ``pos``), no token (``tok=False``) or
     position (``where=False``) embedding, or attending to ``keys`` "old" (the
     cache without the new key), "self" (the new key only) or "first", or
-    scores scaled by ``scale`` (``None``: 1/sqrt(d_head))."""
+    scores scaled by ``scale`` (``None``: 1/sqrt(d_head)), or unembedded
+    without the final LayerNorm (``final_norm=False``)."""
     h = np.zeros((1, model.d_model), dtype=np.float32)
     if tok:
         h = h + model.wte[[token]]
@@ -191,7 +192,7 @@ def _reference_step(model, token, pos, cache, *, at=None, tok=True, where=True,
         out, _ = scaled_dot_product_attention(q, K[:, pick], V[:, pick],
                                               scale=scale)
         h = model.finish(layer, h, out)
-    return model.unembed(h[0])
+    return model.unembed(h[0]) if final_norm else h[0] @ model.wte.T
 
 
 def _step_mistakes(model, token, pos, cache):
@@ -226,6 +227,8 @@ def _step_mistakes(model, token, pos, cache):
         (dict(scale=1.0 / math.sqrt(model.d_model)), "the scores were divided by "
          "sqrt(d_model) = sqrt(192); d_k is one head's size, 32: softmax(q K^T / "
          "sqrt(32)) V"),
+        (dict(final_norm=False), "you skipped the final LayerNorm (h[0] @ "
+         "model.wte.T): use model.unembed(h[0]), which applies model.ln_f first"),
     ]
     if pos >= 1:
         tries.insert(4, (dict(at=pos - 1), f"wrong position embedding (pos - 1): "
@@ -274,10 +277,10 @@ def _step_call(fn, name, model, token, pos, cache):
             raise _Fail(f"Your {name} changed the cache it was given. Build a new "
                         "list, new_cache.append((K, V)), and return it with the "
                         "logits: the old cache stays as it was.")
-    if not (isinstance(result, tuple) and len(result) == 2):
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
         raise _Fail(f"Your {name} should return two things, (logits, new_cache); "
                     f"it returned {type(result).__name__}"
-                    + (f" of length {len(result)}" if isinstance(result, tuple)
+                    + (f" of length {len(result)}" if isinstance(result, (tuple, list))
                        else "") + ".")
     logits, new = result
     logits = _as_array(logits, f"The logits your {name} returns")
@@ -569,8 +572,8 @@ def check_top_k_sample(fn, name):
         return (f"{name} draws from softmax(logits / T) over the k largest, judged "
                 f"by the frequencies of {N_EMPIRICAL:,} draws ({len(cases)} "
                 "settings of k and T): right. Its draws are not those of "
-                "rng.choice(len(p), p=p) seed for seed (drawing among the k kept "
-                "tokens orders them differently), which is fine.")
+                "rng.choice(len(p), p=p) seed for seed (they are drawn another "
+                "way), which is fine.")
     return (f"{name} draws what top_k_probabilities + rng.choice draw, seed for "
             f"seed ({len(cases)} settings of k and T, {N_DRAWS} draws each).")
 

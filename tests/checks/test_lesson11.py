@@ -171,6 +171,8 @@ def test_the_hand_worked_case_is_what_it_says():
                                   1e-12, 1)).mean(), "clipped the probabilities"),
     (lambda z, i: -_targets(z / 0.8, i).mean(), "temperature (T = 0.8)"),
     (lambda z, i: -_targets(z / 2.0, i).mean(), "temperature (T = 2)"),
+    (lambda z, i: -_logp(z[:-1])[:, i[1:]].mean(), "every row × every target"),
+    (lambda z, i: -_logp(z)[:, i[1:]].mean(), "every row × every target"),
 ])
 def test_the_loss_names_the_mistake(fn, words, capsys):
     out = _diagnosis(checks.check_next_token_loss, fn, capsys, words)
@@ -262,6 +264,21 @@ def _axis0(model, token, pos, cache):
                     for K, V in new]
 
 
+def _as_list(model, token, pos, cache):
+    return list(lesson11.decode_step(model, token, pos, cache))
+
+
+def _no_final_norm(model, token, pos, cache):
+    h = model.wte[[token]] + model.wpe[[pos]]
+    new = []
+    for layer, (K, V) in enumerate(cache):
+        q, k, v = model.qkv(layer, h)
+        K, V = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
+        new.append((K, V))
+        h = model.finish(layer, h, scaled_dot_product_attention(q, K, V)[0])
+    return h[0] @ model.wte.T, new
+
+
 def _residual(model, token, pos, cache):
     return np.zeros(model.d_model), lesson11.decode_step(model, token, pos, cache)[1]
 
@@ -273,7 +290,7 @@ def test_the_step_solution_passes_also_with_an_explicit_model(capsys):
     assert _verdict(checks.check_decode_step, lesson11.decode_step, capsys,
                     model=gpt.load())[0] is True
     assert _verdict(checks.check_decode_step, _step(), capsys)[0] is True
-    for fn in (_jittered, _scaled(lambda m: 1 / np.sqrt(m.d_head))):
+    for fn in (_jittered, _scaled(lambda m: 1 / np.sqrt(m.d_head)), _as_list):
         assert _verdict(checks.check_decode_step, fn, capsys)[0] is True
 
 
@@ -294,6 +311,8 @@ def test_the_step_solution_passes_also_with_an_explicit_model(capsys):
     (_step(tok=False), "no token embedding"),
     (_step(squeeze=False), "return shape (2048,)"),
     (_residual, "not logits"),
+    (_no_final_norm, "you skipped the final LayerNorm (h[0] @ model.wte.T): use "
+     "model.unembed"),
     (_in_place, "changed the cache it was given"),
     (_axis0, "along axis 0, the heads"),
     (_one_d, "Your h is 1-D, shape (192,)"),
@@ -423,6 +442,7 @@ def test_samplers_drawing_another_way_pass(capsys):
         assert result is True, out
         if fn is not _by_hand_cdf:  # that one is rng.choice's own draw
             assert "judged by the frequencies" in out, out
+            assert "drawn another way" in out and "orders them" not in out, out
 
 
 @pytest.mark.parametrize("fn, words", [
