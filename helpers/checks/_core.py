@@ -20,6 +20,10 @@ class _Stub(Exception):
     """The learner's function is still the exercise stub."""
 
 
+class _NoReturn(_Stub):
+    """The learner's function ran without NotImplementedError and returned None."""
+
+
 class _Fail(Exception):
     """A diagnosed mistake; the message is shown to the learner."""
 
@@ -125,7 +129,9 @@ def _call(fn, name: str, arg_names, *args, mask=None, **kwargs):
                         "Run it on a small example in a cell of its own to see where."
                     )
                 raise _Fail(message) from None
-    if result is None or result is Ellipsis:
+    if result is None:
+        raise _NoReturn()
+    if result is Ellipsis:
         raise _Stub()
     if (
         isinstance(result, tuple)
@@ -144,6 +150,11 @@ def _as_array(value, what: str) -> np.ndarray:
         arr = np.asarray(value)
     except Exception:
         arr = None
+    if isinstance(value, str):
+        raise _Fail(
+            f"{what} should be a number (or an array of numbers), but it is a "
+            f"string: {value!r:.80}. Return the number itself, not text."
+        )
     if (
         arr is None
         or arr.dtype == object
@@ -223,6 +234,14 @@ def _checker(title: str):
                 return False
             try:
                 success = body(fn, name)
+            except _NoReturn:
+                _say(
+                    f"Not done yet: {name} returned None \u2014 did you forget "
+                    f"`return`? (It ran without the stub's NotImplementedError.) "
+                    f"Write {title} in it, return the result, run that cell, then "
+                    f"run this check again."
+                )
+                return False
             except _Stub:
                 _say(
                     f"Not done yet: {name} is still the exercise stub (it raises "

@@ -48,9 +48,11 @@ __all__ = [
 #: small cases; the query heads differ from the key/value heads where it
 #: matters, so that using the wrong ones shows. In the first case every named
 #: mistake (``kv_mistakes``) gives its own number, the group size
-#: n_heads // n_kv_heads = 4 included (tests/checks/test_lesson12.py).
+#: n_heads // n_kv_heads = 4 included; its 3 bytes per value (odd, neither 1,
+#: 2 nor 4) keep a hard-coded 2 apart from the keys alone and from the right
+#: answer (tests/checks/test_lesson12.py).
 KV_CASES = (
-    (5, 12, 3, 16, 4),     # first: every named mistake gives a different number
+    (5, 12, 3, 16, 3),     # first: every named mistake gives a different number
     (32, 32, 8, 128, 2),   # Llama-3-8B, fp16: 128 KiB
     (96, 96, 96, 128, 2),  # GPT-3 175B, fp16: about 4.7 MB
     (4, 6, 6, 32, 4),      # lesson 11's small GPT, float32: 6 KiB
@@ -67,6 +69,8 @@ def _same(got, number) -> bool:
 def kv_mistakes(L, h, g, d, b):
     """The named mistakes of the KV-cache calculator: [(bytes, why)]."""
     return [
+        (2 * L * g * d * 2, "bytes_per_value is ignored (a hard-coded 2): use the "
+         "argument, which is 2 for fp16 but 4 for float32"),
         (2 * L * h * d * b, "you used the query heads: only the key/value heads "
          "are cached (n_kv_heads), which is all that grouped-query attention saves"),
         (2 * L * (h // g) * d * b, "you used the group size, n_heads // n_kv_heads "
@@ -129,6 +133,8 @@ MLA_CASES = (
 def mla_mistakes(L, h, c, r, b):
     """The named mistakes of the latent-cache calculator: [(bytes, why)]."""
     return [
+        (L * (c + r) * 2, "bytes_per_value is ignored (a hard-coded 2): use the "
+         "argument, which is 2 for bf16 but 4 for float32"),
         (2 * L * (c + r) * b, "you cached a key AND a value: MLA caches one latent "
          "per token, from which both the keys and the values are made, so there is "
          "no factor 2"),
@@ -229,6 +235,10 @@ def _wrong_steps(m, total, acc, S, Vb):
         inv = np.exp(m_new - m)
     inv = np.where(np.isfinite(inv), inv, 0.0)
     total_ok, acc_ok = alpha * total + P.sum(-1), alpha[:, None] * acc + P @ Vb
+    with np.errstate(over="ignore"):
+        E = np.exp(S)  # no maximum subtracted
+    rescaled = {x: reference_step(m, total, acc, S / math.sqrt(x), Vb)
+                for x in sorted({Vb.shape[-1], S.shape[-1]}) if x > 1}
     rescale = ("When a block raises the running max, what came before was "
                "measured against the OLD max: multiply the old ")
     return {
@@ -258,6 +268,15 @@ def _wrong_steps(m, total, acc, S, Vb):
         "(np.maximum(m, scores.max(axis=-1))), not this block's max alone.":
             (m_blk, np.exp(m - m_blk) * total + P_blk.sum(-1),
              np.exp(m - m_blk)[:, None] * acc + P_blk @ Vb),
+        "This block's weights are exp(scores) with nothing subtracted: use "
+        "exp(scores - m_new[:, None]), measured against the new running max like "
+        "the old terms (and safe from overflow).":
+            (m_new, alpha * total + E.sum(-1), alpha[:, None] * acc + E @ Vb),
+        "You returned the running max and the running sum in the wrong order: "
+        "return (m_new, total_new, acc_new).": (total_ok, m_new, acc_ok),
+        **{"The scores are already scaled (divided by sqrt(d_k) before the "
+           f"call): you divided them again, by sqrt({x}). Use scores as they "
+           "come.": wrong for x, wrong in rescaled.items()},
     }
 
 
@@ -269,12 +288,37 @@ def _unpack_state(result, name, n, d_v):
     m = _as_array(result[0], "m_new (the first thing returned)").astype(float)
     total = _as_array(result[1], "total_new (the second thing returned)").astype(float)
     acc = _as_array(result[2], "acc_new (the third thing returned)").astype(float)
-    m = m.reshape(n) if m.size == n else m
-    total = total.reshape(n) if total.size == n else total
+    if d_v != 1 and (m.shape == (n, d_v) or acc.shape == (n,)):
+        raise _Fail(f"Your {name} returns its three values in the wrong order (shapes "
+                    f"{m.shape}, {total.shape}, {acc.shape}): return (m_new, "
+                    "total_new, acc_new), the max and the sum of shape (n,), then the "
+                    "output of shape (n, d_v).")
+    for got, what in ((m, "m_new"), (total, "total_new")):
+        if got.shape != (n,) and got.size == n:
+            raise _Fail(f"{what} should have shape ({n},), one number per row, but "
+                        f"yours has shape {got.shape}: use scores.max(axis=-1) and "
+                        "sum(axis=-1) without keepdims=True (write m_new[:, None] "
+                        "where a column is needed). The loop that calls your function "
+                        "divides acc / total[:, None].")
     _require_shape(m, (n,), "m_new", "One running max per query row.")
     _require_shape(total, (n,), "total_new", "One running sum per query row.")
     _require_shape(acc, (n, d_v), "acc_new", "One running output row per query.")
     return m, total, acc
+
+
+def _broadcast(text, n, b, d_v):
+    """Name the two broadcasting slips of the update from numpy's message."""
+    if "could not be broadcast" not in text:
+        return
+    shapes = text.replace(" ", "")
+    if f"({n},)({n},{d_v})" in shapes or f"({n},{d_v})({n},)" in shapes:
+        raise _Fail("alpha has one number per row, shape (n,), and acc is (n, d_v): "
+                    "alpha * acc does not line them up. Write alpha[:, None] * acc, "
+                    "one factor per row.")
+    if f"({n},{b})({n},)" in shapes or f"({n},)({n},{b})" in shapes:
+        raise _Fail("m_new has one number per row, shape (n,), and scores is (n, "
+                    "b): scores - m_new does not line them up. Write "
+                    "np.exp(scores - m_new[:, None]), one max per row.")
 
 
 @_checker("one step of the online softmax")
@@ -292,8 +336,12 @@ def check_online_softmax_step(fn, name):
         m, total, acc = np.full(n, -np.inf), np.zeros(n), np.zeros((n, d_v))
         for k, (a, b) in enumerate(edges):
             Sb, Vb = S[:, a:b], V[a:b]
-            result, _ = _call(fn, name, ("m", "total", "acc", "scores", "V_block"),
-                              m, total, acc, Sb, Vb)
+            try:
+                result, _ = _call(fn, name, ("m", "total", "acc", "scores",
+                                             "V_block"), m, total, acc, Sb, Vb)
+            except _Fail as fail:
+                _broadcast(str(fail), n, Sb.shape[1], d_v)
+                raise
             got = _unpack_state(result, name, n, d_v)
             want = reference_step(m, total, acc, Sb, Vb)
             step = f"At block {k + 1} (keys {a} to {b - 1})"
@@ -351,24 +399,46 @@ def _rope_case(seed, n, d):
 def check_rope_attention(fn, name):
     """Check ``fn(Q, K, V) -> (output, weights)`` equals
     ``scaled_dot_product_attention(rope(Q), rope(K), V)`` (positions
-    ``0 .. n-1``, base 10000)."""
-    for seed, n, d in ((_SEED, 6, 8), (_SEED + 1, 5, 4)):
+    ``0 .. n-1``, base 10000), then ``fn(Q, K, V, base=100.0)`` with that
+    base."""
+    for seed, n, d, base in ((_SEED, 6, 8, None), (_SEED + 1, 5, 4, None),
+                             (_SEED + 2, 6, 8, 100.0)):
         Q, K, V = _rope_case(seed, n, d)
-        want_out, want_w = scaled_dot_product_attention(rope(Q), rope(K), V)
-        result, _ = _call(fn, name, ("Q", "K", "V"), Q, K, V)
+        given = {} if base is None else {"base": base}
+        base = 10000.0 if base is None else base
+        want_out, want_w = scaled_dot_product_attention(rope(Q, base=base),
+                                                        rope(K, base=base), V)
+        try:
+            result, _ = _call(fn, name, ("Q", "K", "V"), Q, K, V, **given)
+        except _Fail as fail:
+            if "keyword argument 'base'" in str(fail):
+                raise _Fail(f"Your {name} takes no base: keep the exercise's first "
+                            "line, def rope_attention(Q, K, V, base=10000.0), and "
+                            "use base in the angles.") from None
+            raise
         if isinstance(result, np.ndarray) or not isinstance(result, (tuple, list)) \
                 or len(result) != 2:
             raise _Fail(f"Your {name} should return two things, (output, weights), "
                         "as attention does.")
         out = _as_array(result[0], "The output (first thing returned)")
         w = _as_array(result[1], "The weights (second thing returned)")
+        if _close(out, want_w) and _close(w, want_out):
+            raise _Fail(f"Your {name} returns (weights, output), in the swapped order: "
+                        "return (output, weights), as scaled_dot_product_attention "
+                        "does.")
+        if base != 10000.0:
+            fixed = scaled_dot_product_attention(rope(Q), rope(K), V)
+            if _close(w, fixed[1]):
+                raise _Fail(f"With base={base:g} your weights are those of base "
+                            "10,000: use the base argument in the angles, theta = "
+                            "base ** (-np.arange(0, d, 2) / d), not a fixed 10000.")
         _require_shape(w, (n, n), "The weights",
                        "One row per query, one column per key.")
         _require_shape(out, (n, d), "The output", "One row per query, d_v columns.")
         if _close(w, want_w) and _close(out, want_out):
             continue
-        theta = 10000.0 ** (-np.arange(0, d, 2) / d)
-        if _close(w, want_w) and _close(out, want_w @ rope(V)):
+        theta = base ** (-np.arange(0, d, 2) / d)
+        if _close(w, want_w) and _close(out, want_w @ rope(V, base=base)):
             raise _Fail("You rotated V too. RoPE turns only the queries and keys, "
                         "so that their dot product (the score) depends on the "
                         "offset; the values carry content and stay as they are.")
@@ -376,7 +446,7 @@ def check_rope_attention(fn, name):
         def att(Qr, Kr, mask=None, scale=None):
             return scaled_dot_product_attention(Qr, Kr, V, mask=mask, scale=scale)[1]
 
-        Qr, Kr, causal = rope(Q), rope(K), causal_mask(n)
+        Qr, Kr, causal = rope(Q, base=base), rope(K, base=base), causal_mask(n)
         tries = (
             (att(Qr, Kr, mask=causal), "you added a causal mask: this exercise's "
              "attention sees every key, as scaled_dot_product_attention(Q, K, V) "
@@ -391,9 +461,9 @@ def check_rope_attention(fn, name):
              "sqrt(d)"),
             (att(Q, K), "nothing is rotated: these are plain attention weights. "
              "Rotate Q and K with rope before the scores"),
-            (att(rope(Q), K), "only Q is rotated: rotate K the same way, or the "
+            (att(Qr, K), "only Q is rotated: rotate K the same way, or the "
              "score depends on the query's position alone"),
-            (att(Q, rope(K)), "only K is rotated: rotate Q the same way"),
+            (att(Q, Kr), "only K is rotated: rotate Q the same way"),
             (att(_rotate(Q, theta, "half"), _rotate(K, theta, "half")),
              "you paired the wrong dimensions: feature i with feature i + d/2. In "
              "this series the pairs are neighbours, (0, 1), (2, 3), ...: "
@@ -402,8 +472,8 @@ def check_rope_attention(fn, name):
              "every pair turns by the same angle. Pair i has its own speed, "
              "theta_i = base**(-2i/d): pair 0 one radian per position, the last "
              "pairs very slowly"),
-            (att(_rotate(Q, 10000.0 ** (-np.arange(d // 2) / d)),
-                 _rotate(K, 10000.0 ** (-np.arange(d // 2) / d))),
+            (att(_rotate(Q, base ** (-np.arange(d // 2) / d)),
+                 _rotate(K, base ** (-np.arange(d // 2) / d))),
              "the speeds are off: theta_i = base**(-2i/d) with i = 0, 1, ..., "
              "d/2 - 1 (np.arange(0, d, 2) / d), not base**(-i/d)"),
             (att(_rotate(Q, theta, sign=-1), _rotate(K, theta, sign=-1)),

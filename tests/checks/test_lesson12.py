@@ -44,7 +44,10 @@ def test_the_solutions_pass(capsys):
     (lambda L, h, g, d, b=2: 2 * L * (h // g) * d * b, "used the group size"),
     (lambda L, h, g, d, b=2: 2 * L * h / g * d * b, "used the group size"),
     (lambda L, h, g, d, b=2: 2 * L * g * b, "d_head is missing"),
-    (lambda L, h, g, d, b=2: L + g + d + b, "expected 1,920 bytes"),
+    (lambda L, h, g, d, b=2: 2 * L * g * d * 2, "bytes_per_value is ignored (a "
+     "hard-coded 2)"),
+    (lambda L, h, g, d, b=2: L + g + d + b, "expected 1,440 bytes"),
+    (lambda L, h, g, d, b=2: f"{2 * L * g * d * b}", "should be a number"),
     (lambda L, h, g, d, b=2: np.zeros(3), "return one number"),
 ])
 def test_kv_bytes_names_the_mistake(fn, words, capsys):
@@ -54,16 +57,19 @@ def test_kv_bytes_names_the_mistake(fn, words, capsys):
 
 
 def test_kv_mistakes_all_differ_in_the_first_case():
-    # hand-worked: 2 x 5 layers x 3 kv heads x 16 x 4 bytes = 1,920; the group
-    # size is 12 // 3 = 4, not 3, 2 x 3 or 1, so each named mistake gives its
-    # own number there and the first case tells every one apart
+    # hand-worked: 2 x 5 layers x 3 kv heads x 16 x 3 bytes = 1,440; the group
+    # size is 12 // 3 = 4, not 3, 2 x 3 or 1, and 3 bytes per value is neither
+    # the hard-coded 2 nor half of 4, so each named mistake gives its own number
+    # there and the first case tells every one apart
     from helpers.checks.lesson12 import KV_CASES, kv_mistakes
 
     L, h, g, d, b = KV_CASES[0]
-    assert 2 * L * g * d * b == 1920 and h // g == 4
+    assert 2 * L * g * d * b == 1440 and h // g == 4
     wrong = [w for w, _ in kv_mistakes(L, h, g, d, b)]
-    assert sorted(wrong) == sorted(set(wrong)) and 1920 not in wrong
-    assert wrong == [7680, 2560, 960, 384, 120, 480, 15360, 3840]
+    assert sorted(wrong) == sorted(set(wrong)) and 1440 not in wrong
+    # hard-coded 2, query heads, group size, keys only, layers, d_head, numbers,
+    # bits, K and V twice
+    assert wrong == [960, 5760, 1920, 720, 288, 90, 480, 11520, 2880]
 
 
 def test_kv_bytes_accepts_near_misses(capsys):
@@ -97,6 +103,8 @@ def test_kv_bytes_accepts_numpy_and_float_answers(capsys):
     (lambda L, h, c, r, b=2: (c + h * r) * b, "a RoPE key per head"),
     (lambda L, h, c, r, b=2: L * (c + h * r), "a RoPE key per head"),
     (lambda L, h, c, r, b=2: L * h * (c + h * r) * b, "a RoPE key per head"),
+    (lambda L, h, c, r, b=2: L * (c + r) * 2, "bytes_per_value is ignored (a "
+     "hard-coded 2)"),
     (lambda L, h, c, r, b=2: L + c + r + b, "expected 192 bytes"),
     (lambda L, h, c, r, b=2: np.zeros(2), "return one number"),
 ])
@@ -116,8 +124,8 @@ def test_mla_mistakes_all_differ_in_the_first_case():
     named = mla_mistakes(L, h, c, r, b) + mla_rope_per_head(L, h, c, r, b)
     wrong = [w for w, _ in named]
     assert sorted(wrong) == sorted(set(wrong)) and 192 not in wrong
-    assert wrong == [384, 120, 408, 768, 64, 48, 1536, 264, 696, 816, 288, 136, 102,
-                     1632]
+    assert wrong == [96, 384, 120, 408, 768, 64, 48, 1536, 264, 696, 816, 288, 136,
+                     102, 1632]
 
 
 def test_mla_bytes_accepts_near_misses(capsys):
@@ -135,20 +143,38 @@ def test_mla_bytes_gives_deepseek_v3(capsys):
 
 # --- core: one step of the online softmax ---------------------------------------
 
+V_COLUMNS, BLOCK = "d_v", "b"  # what a learner might divide the scores by
+
+
 def _step(rescale_total=True, rescale_acc=True, sign=1, block_max=False,
-          early=False, own_max=False):
+          early=False, own_max=False, alpha_column=True, m_column=True,
+          subtract=True, scale=None):
     def online_softmax_step(m, total, acc, scores, V_block):
+        if scale is not None:  # the scores scaled again, by sqrt(d_v) or sqrt(b)
+            scores = scores / np.sqrt(V_block.shape[1] if scale == V_COLUMNS
+                                      else scores.shape[1])
         blk = scores.max(axis=-1)
         m_new = blk if own_max else np.maximum(m, blk)
         with np.errstate(over="ignore", invalid="ignore"):
             alpha = np.exp(sign * (m - m_new))
         alpha = np.where(np.isfinite(alpha), alpha, 0.0)
-        P = np.exp(scores - (blk if block_max else m_new)[:, None])
+        ref = blk if block_max else m_new
+        P = np.exp(scores - (ref[:, None] if m_column else ref) if subtract
+                   else scores)
         total_new = (alpha if rescale_total else 1.0) * total + P.sum(axis=-1)
-        acc_new = (alpha[:, None] if rescale_acc else 1.0) * acc + P @ V_block
+        acc_new = ((alpha[:, None] if alpha_column else alpha) if rescale_acc
+                   else 1.0) * acc + P @ V_block
         if early:
             acc_new = acc_new / total_new[:, None]
         return m_new, total_new, acc_new
+    return online_softmax_step
+
+
+def _swap(i, j):
+    def online_softmax_step(m, total, acc, scores, V_block):
+        state = list(lesson12.online_softmax_step(m, total, acc, scores, V_block))
+        state[i], state[j] = state[j], state[i]
+        return tuple(state)
     return online_softmax_step
 
 
@@ -179,6 +205,14 @@ def _in_place(m, total, acc, scores, V_block):
     (_in_place, "changed its input acc in place"),
     (lambda m, total, acc, s, V: (m, total), "three things"),
     (lambda m, total, acc, s, V: (m, total, acc[:, :1]), "acc_new should have shape"),
+    (_step(alpha_column=False), "Write alpha[:, None] * acc"),
+    (_step(m_column=False), "np.exp(scores - m_new[:, None])"),
+    (_step(subtract=False), "exp(scores) with nothing subtracted"),
+    (_step(scale=V_COLUMNS), "you divided them again, by sqrt(2)"),
+    (_step(scale=BLOCK), "you divided them again, by sqrt(3)"),
+    (_swap(0, 1), "the running max and the running sum in the wrong order"),
+    (_swap(0, 2), "three values in the wrong order"),
+    (_swap(1, 2), "three values in the wrong order"),
 ])
 def test_online_step_names_the_mistake(fn, words, capsys):
     result, out = _verdict(checks.check_online_softmax_step, fn, capsys)
@@ -186,12 +220,17 @@ def test_online_step_names_the_mistake(fn, words, capsys):
     assert words in out, out
 
 
-def test_online_step_accepts_column_vectors(capsys):
+@pytest.mark.parametrize("which", [0, 1])
+def test_online_step_refuses_column_vectors(which, capsys):
+    """keepdims=True gives (n, 1) maxima or sums, which break the loop of the
+    lesson (acc / total[:, None]): one number per row, shape (n,), exactly."""
     def keepdims(m, total, acc, scores, V_block):
-        m_new, total_new, acc_new = lesson12.online_softmax_step(m, total, acc, scores,
-                                                                 V_block)
-        return m_new[:, None], total_new[:, None], acc_new
-    assert _verdict(checks.check_online_softmax_step, keepdims, capsys)[0] is True
+        state = list(lesson12.online_softmax_step(m, total, acc, scores, V_block))
+        state[which] = state[which][:, None]
+        return tuple(state)
+    result, out = _verdict(checks.check_online_softmax_step, keepdims, capsys)
+    assert result is False and "shape (4,), one number per row" in out, out
+    assert "without keepdims" in out, out
 
 
 # --- stretch: RoPE on Q and K -----------------------------------------------------
@@ -213,45 +252,45 @@ def _theta(d):
 
 
 @pytest.mark.parametrize("fn, words", [
-    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), rope(V)),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), rope(V)),
      "rotated V too"),
-    (lambda Q, K, V: scaled_dot_product_attention(
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
         _rot(Q, _theta(Q.shape[1]), "half"), _rot(K, _theta(K.shape[1]), "half"), V),
      "paired the wrong dimensions"),
-    (lambda Q, K, V: scaled_dot_product_attention(
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
         _rot(Q, np.ones(Q.shape[1] // 2)), _rot(K, np.ones(K.shape[1] // 2)), V),
      "same angle"),
-    (lambda Q, K, V: scaled_dot_product_attention(
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
         _rot(Q, 1e4 ** (-np.arange(Q.shape[1] // 2) / Q.shape[1])),
         _rot(K, 1e4 ** (-np.arange(K.shape[1] // 2) / K.shape[1])), V),
      "speeds are off"),
-    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "nothing is rotated"),
-    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), K, V), "only Q"),
-    (lambda Q, K, V: scaled_dot_product_attention(Q, rope(K), V), "only K"),
-    (lambda Q, K, V: scaled_dot_product_attention(
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, K, V), "nothing is rotated"),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), K, V), "only Q"),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, rope(K), V), "only K"),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
         _rot(Q, -_theta(Q.shape[1])), _rot(K, -_theta(K.shape[1])), V),
      "the wrong way"),
-    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V)[1],
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V)[1],
      "two things"),
-    (lambda Q, K, V: (lambda o, w: (w.T @ V, w.T))(
+    (lambda Q, K, V, base=1e4: (lambda o, w: (w.T @ V, w.T))(
         *scaled_dot_product_attention(rope(Q), rope(K), V)), "transposed"),
-    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V,
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V,
                                                   mask=causal_mask(len(Q))),
      "you added a causal mask"),
-    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0),
      "not divided by sqrt(d)"),
-    (lambda Q, K, V: (lambda w: (w @ V, w))(softmax(rope(Q) @ rope(K).T)),
+    (lambda Q, K, V, base=1e4: (lambda w: (w @ V, w))(softmax(rope(Q) @ rope(K).T)),
      "not divided by sqrt(d)"),
-    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0,
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0,
                                                   mask=causal_mask(len(Q))),
      "causal mask (this exercise's attention sees every key) and left out the 1 / "
      "sqrt(d)"),
-    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V,
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V,
                                                   scale=1.0 / Q.shape[1]),
      "divided by d"),
-    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V, mask=causal_mask(len(Q))),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, K, V, mask=causal_mask(len(Q))),
      "nothing is rotated, and you added a causal mask"),
-    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V, scale=1.0),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, K, V, scale=1.0),
      "nothing is rotated, and the 1 / sqrt(d) scale is missing"),
 ])
 def test_rope_names_the_mistake(fn, words, capsys):
@@ -260,23 +299,45 @@ def test_rope_names_the_mistake(fn, words, capsys):
     assert words in out, out
 
 
+@pytest.mark.parametrize("fn, words", [
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V),
+     "your weights are those of base 10,000"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V),
+     "takes no base"),
+    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
+        rope(Q, base=base), rope(K, base=base), V)[::-1], "swapped order"),
+])
+def test_rope_names_the_base_and_the_order(fn, words, capsys):
+    result, out = _verdict(checks.check_rope_attention, fn, capsys)
+    assert result is False and words in out, out
+
+
+def test_stub_that_forgot_return_is_named(capsys):
+    def forgot(m, total, acc, scores, V_block):
+        lesson12.online_softmax_step(m, total, acc, scores, V_block)
+    result, out = _verdict(checks.check_online_softmax_step, forgot, capsys)
+    assert result is False and out.startswith("Not done yet:"), out
+    assert "returned None \u2014 did you forget `return`?" in out, out
+
+
 def test_rope_from_position_one_is_the_same_attention(capsys):
     """Shifting every position changes no score: starting at 1 is right too."""
-    def from_one(Q, K, V):
+    def from_one(Q, K, V, base=10000.0):
         p = np.arange(1, len(Q) + 1)
-        return scaled_dot_product_attention(rope(Q, p), rope(K, p), V)
+        return scaled_dot_product_attention(rope(Q, p, base), rope(K, p, base), V)
     assert _verdict(checks.check_rope_attention, from_one, capsys)[0] is True
 
 
 def test_rope_accepts_near_misses(capsys):
     """Float32 work, or weights off by 1e-9, are right answers."""
-    def float32(Q, K, V):
-        return scaled_dot_product_attention(rope(Q.astype(np.float32)),
-                                            rope(K.astype(np.float32)),
+    def float32(Q, K, V, base=10000.0):
+        return scaled_dot_product_attention(rope(Q.astype(np.float32), base=base),
+                                            rope(K.astype(np.float32), base=base),
                                             V.astype(np.float32))
 
-    def nudged(Q, K, V):
-        out, w = scaled_dot_product_attention(rope(Q), rope(K), V)
+    def nudged(Q, K, V, base=10000.0):
+        out, w = scaled_dot_product_attention(rope(Q, base=base), rope(K, base=base),
+                                              V)
         return out + 1e-9, w * (1 + 1e-9)
     for fn in (float32, nudged):
         assert _verdict(checks.check_rope_attention, fn, capsys)[0] is True
