@@ -252,45 +252,45 @@ def _theta(d):
 
 
 @pytest.mark.parametrize("fn, words", [
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), rope(V)),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), rope(V)),
      "rotated V too"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
+    (lambda Q, K, V: scaled_dot_product_attention(
         _rot(Q, _theta(Q.shape[1]), "half"), _rot(K, _theta(K.shape[1]), "half"), V),
      "paired the wrong dimensions"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
+    (lambda Q, K, V: scaled_dot_product_attention(
         _rot(Q, np.ones(Q.shape[1] // 2)), _rot(K, np.ones(K.shape[1] // 2)), V),
      "same angle"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
+    (lambda Q, K, V: scaled_dot_product_attention(
         _rot(Q, 1e4 ** (-np.arange(Q.shape[1] // 2) / Q.shape[1])),
         _rot(K, 1e4 ** (-np.arange(K.shape[1] // 2) / K.shape[1])), V),
      "speeds are off"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, K, V), "nothing is rotated"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), K, V), "only Q"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, rope(K), V), "only K"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(
+    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "nothing is rotated"),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), K, V), "only Q"),
+    (lambda Q, K, V: scaled_dot_product_attention(Q, rope(K), V), "only K"),
+    (lambda Q, K, V: scaled_dot_product_attention(
         _rot(Q, -_theta(Q.shape[1])), _rot(K, -_theta(K.shape[1])), V),
      "the wrong way"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V)[1],
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V)[1],
      "two things"),
-    (lambda Q, K, V, base=1e4: (lambda o, w: (w.T @ V, w.T))(
+    (lambda Q, K, V: (lambda o, w: (w.T @ V, w.T))(
         *scaled_dot_product_attention(rope(Q), rope(K), V)), "transposed"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V,
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V,
                                                   mask=causal_mask(len(Q))),
      "you added a causal mask"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0),
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0),
      "not divided by sqrt(d)"),
-    (lambda Q, K, V, base=1e4: (lambda w: (w @ V, w))(softmax(rope(Q) @ rope(K).T)),
+    (lambda Q, K, V: (lambda w: (w @ V, w))(softmax(rope(Q) @ rope(K).T)),
      "not divided by sqrt(d)"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0,
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V, scale=1.0,
                                                   mask=causal_mask(len(Q))),
      "causal mask (this exercise's attention sees every key) and left out the 1 / "
      "sqrt(d)"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(rope(Q), rope(K), V,
+    (lambda Q, K, V: scaled_dot_product_attention(rope(Q), rope(K), V,
                                                   scale=1.0 / Q.shape[1]),
      "divided by d"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, K, V, mask=causal_mask(len(Q))),
+    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V, mask=causal_mask(len(Q))),
      "nothing is rotated, and you added a causal mask"),
-    (lambda Q, K, V, base=1e4: scaled_dot_product_attention(Q, K, V, scale=1.0),
+    (lambda Q, K, V: scaled_dot_product_attention(Q, K, V, scale=1.0),
      "nothing is rotated, and the 1 / sqrt(d) scale is missing"),
 ])
 def test_rope_names_the_mistake(fn, words, capsys):
