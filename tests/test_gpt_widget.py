@@ -368,3 +368,28 @@ def test_odd_slider_values_are_clamped_not_raised(top_p, temperature, want):
     ex.generate.click()
     assert ex.last_error is None and ex.prompt.value.startswith("KING.\n")
     ex.close()
+
+
+@needs_model
+def test_a_tiny_probability_reads_below_0_001_not_0(model):
+    """Issue 46: at T = 0.1 the lesser bars hold p ~ 1e-14, drawn as "0.000"
+    and read as "0" in the alt; both now say "<0.001"."""
+    assert lesson11.prob_text(1e-14) == "<0.001" == lesson11.prob_text(0.00049)
+    assert lesson11.prob_text(0.0005) == "0.001" and lesson11.prob_text(0.25) == "0.250"
+    ex = W.gpt_explorer(PROMPT, head=0, temperature=0.1)
+    tiny = [p for _, p in ex.top if p < 0.0005]
+    assert tiny and all(p > 0 for p in tiny)
+    shown = [t.get_text() for t in ex.artists.bars.value_text[0][:len(ex.top)]]
+    assert shown.count("<0.001") == len(tiny) and "0.000" not in shown, shown
+    bars = ex.alt.split(" bars: ")[1].split(". Layer")[0]
+    assert bars.count("<0.001") == len(tiny) and not bars.endswith("' 0"), bars
+    assert "' 0," not in bars and "0.000" not in bars, bars
+    ex.close()
+
+
+def test_the_default_prompt_needs_no_note():
+    """The playground opens the explorer as is: every token drawn, no message."""
+    ex = W.gpt_explorer()
+    if ex.model is not None:
+        assert len(ex.tokens) <= lesson11.ALL_HEADS_SHOWN and ex.message == ""
+    ex.close()

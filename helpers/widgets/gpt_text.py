@@ -1,9 +1,12 @@
 """Lesson 11's explorer in words: token labels that show spaces, line breaks
 and punctuation, and the text alternative of its picture (prompt, the bars
-as drawn, the head shown and its strongest keys). Used by
+as drawn, the head shown and its strongest keys), and the bars' numbers
+(``<0.001`` for a tiny probability, never a misleading 0). Used by
 :mod:`helpers.widgets.lesson11`."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -42,6 +45,29 @@ def bar_label(piece: str) -> str:
     return f"{label} {name}" if name else label
 
 
+def prob_text(p: float) -> str:
+    """A bar's probability as drawn and read: 3 decimals, but ``"<0.001"``
+    for a drawable token whose probability rounds to 0 (e.g. 1e-14)."""
+    return "<0.001" if 0 < p < 0.0005 else f"{p:.3f}"
+
+
+class ProbFormat:
+    """``fmt`` for :class:`helpers.widgets.panels.Bars`: ``.format(p)`` is
+    :func:`prob_text`."""
+
+    @staticmethod
+    def format(p):
+        return prob_text(float(p))
+
+
+def thin_labels(labels, pitch_px, size_pt, dpi):
+    """``(step, labels)``: every step-th label (and the last), no overlaps."""
+    step = max(1, math.ceil(size_pt * dpi / 72.0 / max(pitch_px, 1e-9) - 0.05))
+    last = len(labels) - 1
+    return step, [lab if (last - i) % step == 0 else ""
+                  for i, lab in enumerate(labels)]
+
+
 def describe(s, top_k) -> str:
     """The explorer's picture in words, from its state ``s``: the prompt's
     end, the bars as drawn (top-k ``top_k``), the head shown and the last
@@ -49,7 +75,7 @@ def describe(s, top_k) -> str:
     if s.empty:
         return f"{PICTURE}: empty. {s.placeholder}."
     text = "".join(token_label(t) for t in s.tokens)[-60:]
-    bars = ", ".join(f"'{bar_label(t)}' {number(p)}" for t, p in s.top)
+    bars = ", ".join(f"'{bar_label(t)}' {prob_text(p)}" for t, p in s.top)
     cut = f", top-p {s._p:.2f}" if s._p else ""
     parts = [f"{PICTURE}. Prompt ends '{text}'. Next token (T = {s._T:.2f}, "
              f"top-k {top_k}{cut}), {len(s.top)} bars: {bars}."]

@@ -22,12 +22,15 @@ import numpy as np
 from helpers.widgets.base import Explorer, State, load_or_explain
 from helpers.widgets.controls import fit_dropdown, text_width
 from helpers.widgets.engine import label_size
-from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label: the API)
+from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label, prob_text: the API)
     ALL_HEADS,
     BOS_LABEL,
     PICTURE,
+    ProbFormat,
     bar_label,
     describe,
+    prob_text,
+    thin_labels,
     token_label,
 )
 from helpers.widgets.policy import WEIGHT_SCALE
@@ -38,8 +41,7 @@ ALL_HEADS_SHOWN = 12  # in the all-heads grid: few enough to label every one
 TOP_K_SHOWN = 8  # next tokens in the bar panel
 GENERATE_TOKENS, GENERATE_TOP_K = 20, 40  # the bars use the same top-k
 PROMPT_ROWS = 5  # the prompt box's fixed height, in lines (it scrolls)
-_DEFAULT_PROMPT = ("ROMEO:\nBut soft, what light through yonder window breaks?\n"
-                   "It is the east, and Juliet is the")
+_DEFAULT_PROMPT = "It is the east, and Juliet is the"  # 12 tokens: all drawn
 _RUNS_KEPT = 16  # runs remembered (text -> Run)
 _GRID = (2, 3)  # rows x columns of the all-heads grid
 
@@ -71,14 +73,6 @@ def _grid_rects():
     left, width, gap, bottom, height, vgap = 0.105, 0.148, 0.02, 0.16, 0.31, 0.075
     return [[left + c * (width + gap), bottom + (rows - 1 - r) * (height + vgap),
              width, height] for r in range(rows) for c in range(cols)]
-
-
-def _thin(labels, pitch_px, size_pt, dpi):
-    """``(step, labels)``: every step-th label (and the last), no overlaps."""
-    step = max(1, math.ceil(size_pt * dpi / 72.0 / max(pitch_px, 1e-9) - 0.05))
-    last = len(labels) - 1
-    return step, [lab if (last - i) % step == 0 else ""
-                  for i, lab in enumerate(labels)]
 
 
 def _masked(weights):
@@ -224,7 +218,7 @@ class _GPTExplorer(Explorer):
         else:
             n = len(s.labels)
             pitch = _grid_rects()[0][3] * art.fig.bbox.height / max(n, 1)
-            step, shown = _thin(s.labels, pitch, label_size(n), art.fig.dpi)
+            step, shown = thin_labels(s.labels, pitch, label_size(n), art.fig.dpi)
             every = "" if step == 1 else "; labels: every " + (
                 {2: "2nd", 3: "3rd"}.get(step) or f"{step}th") + " token"
             art.suptitle.set_text(f"layer {s._layer}: all {self._n_heads} heads "
@@ -243,7 +237,7 @@ class _GPTExplorer(Explorer):
         key = art.bars.update(
             [p for _, p in s.top], [bar_label(t) for t, _ in s.top],
             title=f"next token after '{s.labels[-1]}'\n(T = {s._T:.2f}, top-k "
-            f"{GENERATE_TOP_K}{cut}, as Generate)", xlim=(0.0, right), fmt="{:.3f}")
+            f"{GENERATE_TOP_K}{cut}, as Generate)", xlim=(0.0, right), fmt=ProbFormat)
         return (("single",) if single else ("grid",)) + tuple(key)
 
     def _picture_name(self):
