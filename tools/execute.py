@@ -111,12 +111,21 @@ def execute(nb, timeout: int = 600, cwd: Path = NOTEBOOKS_DIR):
     return nb
 
 
+def _kinds(cell) -> list:
+    """Each output's type and mime types: what a kept output must still have."""
+    return [(o.get("output_type"), sorted(set(o.get("data", {})) - {WIDGET_MIME}))
+            for o in _coalesce_streams(copy.deepcopy(cell.outputs))]
+
+
 def keep_timing_outputs(old, new) -> None:
     """Give timing cells of ``new`` the stored outputs of the same cell in ``old``.
 
     Measured times differ on every run; refreshing them would churn git for no
     information. A timing cell (see :func:`is_timing_cell`) keeps its previous
-    outputs when its source is unchanged and it had outputs already.
+    outputs when its source is unchanged and it had outputs already, and only
+    if they have the same kinds (output types and mime types) as the new ones:
+    stored outputs made before a figure gained its text/html alternative are
+    replaced, never kept without it.
     """
     previous = {
         (c.get("id"), source_of(c)): c for c in old.cells
@@ -125,7 +134,7 @@ def keep_timing_outputs(old, new) -> None:
     for cell in new.cells:
         if cell.cell_type == "code" and is_timing_cell(cell):
             before = previous.get((cell.get("id"), source_of(cell)))
-            if before is not None:
+            if before is not None and _kinds(before) == _kinds(cell):
                 cell.outputs = copy.deepcopy(before.outputs)
 
 
