@@ -98,3 +98,21 @@ def test_kept_share_by_hand():
     A[0, 0] = [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]
     assert np.allclose(sinks.kept_share(A, [1, 2], [0, 1]), [[(1.0 + 0.5) / 2]])
     assert np.allclose(sinks.kept_share(A, [2], range(1)), [[0.2]])
+
+
+def test_the_sink_figure_names_two_heads_and_where_the_loss_axis_starts():
+    from helpers.figures import scaleplots
+
+    full = np.zeros((4, 6))
+    full[1, 5], full[0, 4] = 0.120, 0.101
+    window = np.zeros((4, 6))
+    window[1, 5], window[0, 4] = 0.35, 0.278
+    fig = scaleplots.sink_heads(full, window, {"no layer": 4.48, "both": 3.87},
+                                chance_full=0.043, chance_window=0.111,
+                                full_loss=3.67)
+    assert "most in layer 1 head 5 (0.35), then layer 0 head 4 (0.278)" in fig.alt
+    assert "most in layer 1 head 5 (0.12), then layer 0 head 4 (0.101)" in fig.alt
+    # the bars start at 3.67 - 0.3, rounded: the axis is not from 0, and says so
+    assert "on an axis that starts at 3.4, not 0" in fig.alt
+    assert "axis from 3.4" in fig.axes[2].get_xlabel()
+    assert fig.axes[2].get_xlim()[0] == pytest.approx(3.4)

@@ -125,22 +125,29 @@ def sink_heads(full, window, losses, *, chance_full, chance_window,
     axes[2].invert_yaxis()
     low = min(values) if values else 0.0
     low = min([low] + ([float(full_loss)] if full_loss is not None else []))
-    axes[2].set_xlim(max(0.0, low - 0.3), (max(values) if values else 1.0) + 0.3)
-    axes[2].set(xlabel="loss of queries 64-126 (nats per token)",
+    start = round(max(0.0, low - 0.3), 1)
+    axes[2].set_xlim(start, (max(values) if values else 1.0) + 0.3)
+    axes[2].set(xlabel=("loss of queries 64-126 (nats per token)" if start == 0 else
+                        f"loss of queries 64-126 (nats per token; axis from {start:g})"),
                 title=f"window 32, {kept} kept where?")
     fig.suptitle(f"Attention sinks in lesson 11's GPT: the weight on {kept}, "
                  "per head, and the loss")
+    def runner_up(v):
+        i, j = np.unravel_index(int(np.argsort(v, axis=None)[-2]), v.shape)
+        return f", then layer {i} head {j} ({number(v[i, j])})" if v.size > 1 else ""
+
     heads = "; ".join(f"{what}: the weight runs from {number(round(v.min(), 3))} to "
                       f"{number(v.max())}, most in layer {best[what][0]} head "
-                      f"{best[what][1]} ({number(best[what][2])}), chance "
-                      f"{number(c)}"
+                      f"{best[what][1]} ({number(best[what][2])}){runner_up(v)}, "
+                      f"chance {number(c)}"
                       for what, v, c in (("full causal attention", full, chance_full),
                                          ("window 32 + the first 4 kept", window,
                                           chance_window)))
     bars = ", ".join(f"{lab} {number(v)}" for lab, v in zip(labels, values))
     if full_loss is not None:
         bars += f"; a dashed line at {number(full_loss)}, full causal attention"
+    axis = "" if start == 0 else f", on an axis that starts at {start:g}, not 0"
     fig.alt = (f"Attention sinks in lesson 11's GPT. Two heatmaps, layers × heads, "
                f"of the mean weight late queries give {kept}: {heads}. Bars of "
-               f"the loss in nats per token: {bars}.")
+               f"the loss in nats per token{axis}: {bars}.")
     return fig
