@@ -170,17 +170,20 @@ JS_CONTROLS = """(root) => {
   const shown = (el) => el.getClientRects().length > 0
                         && getComputedStyle(el).visibility !== 'hidden';
   const sel = 'select, button, input, textarea, [role=slider], .noUi-handle,'
-              + ' [contenteditable=true]';
+              + ' [contenteditable=true], summary, a[href], [tabindex]';
   const out = [];
   let n = 0;
   for (const el of root.querySelectorAll(sel)) {
     if (!shown(el) || el.disabled || el.type === 'hidden') continue;
     if (el.matches('.noUi-handle') && el.querySelector('[role=slider]')) continue;
+    if (el.getAttribute('tabindex') === '-1') continue;
     let kind = el.tagName.toLowerCase();
     if (kind === 'input') kind = ['checkbox', 'number', 'range'].includes(el.type)
                                   ? el.type : 'text';
     if (el.matches('[role=slider], .noUi-handle')) kind = 'slider';
     if (el.isContentEditable) kind = 'readout';
+    if (!['select', 'button', 'input', 'textarea'].includes(el.tagName.toLowerCase())
+        && !['slider', 'readout'].includes(kind)) kind = 'other';
     el.dataset.attnKey = String(n);
     out.push({kind, sel: `[data-attn-key="${n}"]`});
     n += 1;

@@ -261,6 +261,7 @@ def check_explorer(page, explorer, shot_prefix):
     if not wait_for(lambda: picture.evaluate(JS_PICTURE)["loaded"], CHANGE_TIMEOUT):
         return "picture", "its .attn-picture never showed an image"
     before = picture_state(picture)
+    alt_before = picture_alt(explorer)
     explorer.screenshot(path=f"{shot_prefix}-before.png")
     idle = page.evaluate("window.__attnIdle")
     action = change_input(page, explorer)
@@ -276,7 +277,19 @@ def check_explorer(page, explorer, shot_prefix):
     # Let a debounced update settle, then keep the final picture.
     wait_for(lambda: not changed(after, picture_state(picture)), 2, interval=0.5)
     explorer.screenshot(path=f"{shot_prefix}-after.png")
+    # its text alternative follows the picture (issue 43)
+    alt_after = wait_for(lambda: (lambda a: a if a != alt_before else None)(
+        picture_alt(explorer)), CHANGE_TIMEOUT)
+    if alt_after is None:
+        return action, (f"the picture's text alternative did not change after: "
+                        f"{action} (it reads {(alt_before or '')[:80]!r})")
     return action, None
+
+
+def picture_alt(explorer):
+    """The ``alt`` of an explorer's picture (None without one)."""
+    img = explorer.locator("img.attn-picture, .attn-picture img").first
+    return img.get_attribute("alt") if img.count() else None
 
 
 def check_escaping(page, explorer):

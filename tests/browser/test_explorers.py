@@ -19,6 +19,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from a11y import alt_counts, alt_problems, axe_audit, image_alts, keyboard_problems, \
+    name_problems, serious, violation_counts, violation_lines
 from test_browser import CHANGE_TIMEOUT, JS_PICTURE, check_escaping, drive_explorers, \
     notebook_open, rendered_explorers, run_all, wait_for
 
@@ -217,6 +219,8 @@ def test_every_explorer_in_jupyterlab(lab_server, lab_page, screenshot_dir):
             explorers.nth(i).scroll_into_view_if_needed()
             clipped += [f"{name}: {p}" for p in clipped_controls(explorers.nth(i))]
         assert not clipped, "control text cut off:\n" + "\n".join(clipped)
+        access = access_problems(page, explorers, names)
+        assert not access, "\n".join(access)
         kernel_errors = page.evaluate("window.__attnKernelErrors")
         assert not kernel_errors, f"errors in widget callbacks: {kernel_errors}"
         page.screenshot(path=f"{shot}-end.png")
@@ -233,6 +237,33 @@ JS_DIRTY = """() => {
 
 @pytest.mark.parametrize("lesson", ["00_start_here.ipynb",
                                     "12_attention_at_scale.ipynb"])
+def access_problems(page, explorers, names):
+    """Every learner (issue 43), in the explorers notebook after it was
+    driven: each picture's text alternative, every control named and showing
+    its focus, one explorer of each lesson driven by the keyboard alone (no
+    key may escape to JupyterLab), and no serious or critical axe-core
+    violation in the output areas. Prints the counts."""
+    problems, presses, escaped, lessons = [], 0, [], set()
+    images = [i for i in image_alts(page) if i["explorer"]]
+    good, total = alt_counts(images)
+    problems += alt_problems("explorers", images)
+    for i, (name, row) in enumerate(zip(names, EXPLORERS)):
+        el = explorers.nth(i)
+        problems += name_problems(el, name)
+        if row.lesson in lessons:
+            continue
+        lessons.add(row.lesson)
+        found, n = keyboard_problems(page, el, name, pause=0.05)
+        escaped += found
+        presses += n
+    violations = axe_audit(page)
+    print(f"explorers: {good} of {total} pictures with a text alternative; "
+          f"keyboard: {len(lessons)} explorers (one a lesson), {presses} keys, "
+          f"{len(escaped)} escaped or failed; axe in output areas: "
+          f"{violation_counts(violations) or 'no violation'}")
+    return problems + escaped + violation_lines("explorers", serious(violations))
+
+
 def test_a_lesson_opens_and_closes_unmodified(lesson, lab_server, lab_page,
                                               screenshot_dir):
     """Opening a lesson in JupyterLab (its kernel connects and fills in the
