@@ -495,8 +495,8 @@ def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
     the whole text again for its last logits only (``prefill``'s work)}``.
 
     The prompts are seeded random token ids, BOS first, passed as ids (never
-    decoded and encoded again, which can change their number). Per-token
-    times are the mean over ``steps`` new tokens, each step timed on its own.
+    decoded and encoded again, which can change their number). Each column
+    is a mean of ``steps`` calls timed on their own (the prefill repeated).
     After a warm-up, every call is repeated in ``repeats`` rounds (each round
     goes through all of them) and its best time is kept, with one BLAS thread
     (:mod:`helpers.timing`): a busy moment of the machine then spoils one
@@ -512,9 +512,9 @@ def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
             raise ValueError(f"n + steps must fit the context of {model.context}")
         ids = np.concatenate([[BOS], rng.integers(1, model.vocab_size, n - 1)])
         new = rng.integers(1, model.vocab_size, steps)
-        calls.append((j, 0, lambda ids=ids: model.prefill(ids)))
         cache = model.prefill(ids)[1]
-        for t, token in enumerate(new):
+        for t, token in enumerate(new):  # every kind: steps calls, their mean kept
+            calls.append((j, 0, lambda ids=ids: model.prefill(ids)))
             calls.append((j, 1, lambda a=(token, n + t, cache): model.decode_step(*a)))
             calls.append((j, 2, lambda x=np.concatenate([ids, new[:t + 1]]):
                           model.prefill(x)[0]))
