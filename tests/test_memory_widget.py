@@ -109,3 +109,58 @@ def test_update_is_quick(ex):
         ex.n.value = 1 + (i * 13) % 64
         times.append(time.perf_counter() - t0)
     assert np.median(times) < 0.2  # the benchmark holds it to 40 ms; CI is busy
+
+
+@pytest.mark.parametrize("memory, n", [("softmax", 2), ("linear", 2), ("softmax", 12),
+                                       ("softmax", 64)])
+def test_a_name_written_twice_is_a_tie_not_a_recall(memory, n):
+    # averaged (softmax) or added (linear), Ada's read-back is as near to room
+    # 3 as to room 9 whatever the order of the facts: a tie, never "9"
+    e = W.memory_explorer(facts="Ada=3, Ada=9", memory=memory, n=n)
+    try:
+        assert e.answers["Ada"][0] == "3 = 9" and e.answers["Ada"][1] == "9"
+        assert e.recalled == e.asked - 1
+        assert "A tie is no recall" in e.message and "tie" in e.alt
+        label = e._bar_label(e._state, "Ada", *e.answers["Ada"][:2])
+        assert label == f"{FAIL} Ada \u2192 3 = 9 (tie)"
+        e.sentence.value = "Ada=9, Ada=3"           # the other order: a tie again
+        assert e.answers["Ada"][0] == "9 = 3"
+    finally:
+        e.close()
+
+
+@pytest.mark.parametrize("memory", ["delta", "gated"])
+def test_the_delta_rules_answer_the_new_room(memory):
+    e = W.memory_explorer(facts="Ada=3, Ada=9", memory=memory, n=2)
+    try:
+        assert e.answers["Ada"][0] == "9" and e.recalled == 1
+        assert "tie" not in e.message
+    finally:
+        e.close()
+
+
+def test_undrawable_names_stay_distinct():
+    e = W.memory_explorer(facts="\u540d\u524d=3, \u65e5\u672c=5", memory="softmax", n=2)
+    try:
+        assert set(e.answers) == {"\u540d\u524d", "\u65e5\u672c"} and e.asked == 2
+        assert e.recalled == 2 and "repeat" not in e.message
+        labels = list(e._state._lab.values())
+        assert len(set(labels)) == len(labels)    # drawn labels differ too
+    finally:
+        e.close()
+
+
+def test_fallbacks_are_said():
+    e = W.memory_explorer(memory="bogus", n=500)
+    try:
+        assert e.memory.value == "delta" and e.n.value == 64
+        assert "Unknown memory 'bogus'" in e.message and "N = 500" in e.message
+        e.n.value = 5                                # the learner moved on
+        assert "N = 500" not in e.message and "Unknown memory" in e.message
+    finally:
+        e.close()
+    e = W.memory_explorer(memory="softmax", n=12)
+    try:
+        assert "12 rows x 32 numbers" in e.message and "Unknown" not in e.message
+    finally:
+        e.close()

@@ -12,7 +12,13 @@ Left: what the memory holds. For a fixed state, the ``d_k x d_v`` matrix S
 one row of key and value per fact (it grows with N). Right: one bar per
 name asked, how close the read-back is to the right room's vector (cosine);
 a failed recall is marked ``✗`` in its label (with the room it gave and the
-right one), a recalled one ``✓``: not by colour alone.
+right one), a recalled one ``✓``: not by colour alone. A read-back as near
+to two rooms as to each other (softmax attention averages a name written
+twice; linear attention adds the two rooms) is a tie, no recall:
+``✗ Ada → 3 = 9 (tie)``.
+
+Facts are keyed on the text as typed: two names the font cannot draw are
+still two names (their drawn labels are made distinct, ``?? (2)``).
 """
 
 from __future__ import annotations
@@ -42,6 +48,10 @@ OK, FAIL = ("\u2713", "\u2717") if _has_glyph("\u2713") and _has_glyph("\u2717")
     else ("ok", "X")
 _SPLIT = re.compile(r"[,;\n]+")
 _FACT = re.compile(r"^\s*(.+?)\s*(?:=|->|\u2192|:)\s*(.+?)\s*$")
+#: Squared distances closer than this are a tie. Larger than recall's own
+#: tolerance: softmax attention gives the other facts' keys weights of about
+#: e^-15, which move a name-written-twice's two distances apart by ~1e-7.
+TIE_TOL = 1e-6
 
 
 def _clamp(value, low, high, default):
@@ -69,9 +79,7 @@ def read_facts(text):
         if not m:
             unread.append(piece.strip())
             continue
-        name, _ = display_label(m.group(1))
-        room, _ = display_label(m.group(2))
-        facts.append((name.strip() or "?", room.strip() or "?"))
+        facts.append((m.group(1).strip() or "?", m.group(2).strip() or "?"))
     if unread:
         shown = ", ".join(repr(display_label(u, 12)[0]) for u in unread[:3])
         more = f" and {len(unread) - 3} more" if len(unread) > 3 else ""
@@ -80,6 +88,18 @@ def read_facts(text):
         notes.append(f"Kept the first {MAX_N} of {len(facts)} facts typed.")
         facts = facts[:MAX_N]
     return facts, notes
+
+
+def _labels(texts):
+    """{text: a drawable label}, distinct for distinct texts (``display_label``
+    draws characters the font lacks as ``?``: 名前 and 日本 would both be
+    ``??``; the second becomes ``?? (2)``)."""
+    out, seen = {}, {}
+    for t in dict.fromkeys(texts):
+        label = display_label(t)[0].strip() or "?"
+        seen[label] = seen.get(label, 0) + 1
+        out[t] = label if seen[label] == 1 else f"{label} ({seen[label]})"
+    return out
 
 
 def _filler(used, k, seed):
@@ -111,16 +131,34 @@ class _MemoryExplorer(Explorer):
 
     def __init__(self, facts, memory, n, seed):
         self.seed = int(_clamp(seed, 0, 10**6, 0))
+        values = [v for _, v in MEMORY_OPTIONS]
+        #: notes on what the call asked for and could not have; kept until
+        #: the learner changes that control
+        self._start_notes = {}
+        if memory not in values:
+            self._start_notes["memory"] = (
+                f"Unknown memory {display_label(memory, 20)[0]!r}: showing the "
+                f"delta rule (one of {', '.join(values)}).")
+        n_used = _clamp(n, 1, MAX_N, 12)
+        try:
+            n_ok = int(n) == n_used
+        except (TypeError, ValueError, OverflowError):
+            n_ok = False
+        if not n_ok:
+            self._start_notes["n"] = (f"N = {display_label(n, 20)[0]} is not a "
+                                      f"number from 1 to {MAX_N}: N = {n_used}.")
         self.sentence = widgets.Text(value=str(facts), description="Facts:",
                                      layout=widgets.Layout(width="30em"),
                                      style={"description_width": "initial"})
         self.sentence.add_class("attn-sentence")
-        values = [v for _, v in MEMORY_OPTIONS]
         self.memory = fit_dropdown(list(MEMORY_OPTIONS), "Memory:",
                                    value=memory if memory in values else "delta")
-        self.n = widgets.IntSlider(value=_clamp(n, 1, MAX_N, 12), min=1, max=MAX_N,
+        self.n = widgets.IntSlider(value=n_used, min=1, max=MAX_N,
                                    description="N facts:",
                                    style={"description_width": "initial"})
+        for key, w in (("memory", self.memory), ("n", self.n)):
+            w.observe(lambda _, key=key: self._start_notes.pop(key, None),
+                      names="value")  # before the explorer's own observer
         self.again = widgets.Button(description="New random facts",
                                     tooltip="Draw other random facts to fill up to N",
                                     layout=widgets.Layout(width="auto"))
@@ -145,6 +183,7 @@ class _MemoryExplorer(Explorer):
         kind = self.memory.value if self.memory.value in dict(
             (v, k) for k, v in MEMORY_OPTIONS) else "delta"
         facts = list(typed)
+        notes[:0] = list(self._start_notes.values())
         if not facts:
             notes.append(f"No facts typed (write name=room, separated by commas): "
                          f"{n} random facts.")
@@ -167,24 +206,36 @@ class _MemoryExplorer(Explorer):
                              alpha=GATE if kind == "gated" else None)
         table = np.array([room_vec[r] for r in distinct_rooms])
         dist = ((out[:, None, :] - table[None]) ** 2).sum(-1)
-        got = [distinct_rooms[i] for i in dist.argmin(1)]
+        want_i = np.array([distinct_rooms.index(right[a]) for a in asked])
+        ok = R._nearest_is(dist, want_i, tol=TIE_TOL)  # a tie is no recall
         norms = np.linalg.norm(out, axis=1)
-        answers = {}
+        answers, ties = {}, {}
         for i, a in enumerate(asked):
             want = room_vec[right[a]]
             cos = float(out[i] @ want / norms[i]) if norms[i] > 1e-12 else 0.0
-            answers[a] = (got[i], right[a], cos)
-        hits = sum(g == w for g, w, _ in answers.values())
+            near = [r for r, d_ in zip(distinct_rooms, dist[i])
+                    if d_ <= dist[i].min() + TIE_TOL]
+            if len(near) > 1:
+                ties[a] = near
+            got = " = ".join(near) if len(near) > 1 else near[0]
+            answers[a] = (right[a] if ok[i] else got, right[a], cos)
+        hits = int(ok.sum())
         twice = len(names) - len(asked)
         size = S.size
-        what = ("a cache of N rows" if kind == "softmax" else
-                f"a state of {D} x {D} = {D * D} numbers")
+        what = (f"a cache of {S.shape[0]} rows x {2 * D} numbers" if kind == "softmax"
+                else f"a state of {D} x {D} = {D * D} numbers")
         notes.insert(0, f"{hits} of {len(asked)} names recalled from {len(facts)} "
                      f"facts; the memory holds {what}"
                      + (f" ({size:,} numbers)." if kind == "softmax" else ".")
                      + ((" 1 fact repeats a name" if twice == 1 else
                          f" {twice} facts repeat a name")
                         + ": the later room is right." if twice else ""))
+        lab = _labels(names + rooms)
+        if ties:
+            notes.insert(1, "A tie is no recall: " + "; ".join(
+                f"{lab[a]} reads back as near to room " + " as to room ".join(
+                    lab[r] for r in near) for a, near in list(ties.items())[:3])
+                + (f"; and {len(ties) - 3} more" if len(ties) > 3 else "") + ".")
         if len(asked) > MAX_BARS:
             notes.append(f"Showing the first {MAX_BARS} of {len(asked)} names.")
         # tokens: the rows of the grid drawn (a state's key dimensions, or
@@ -193,14 +244,14 @@ class _MemoryExplorer(Explorer):
         return State(tokens=rows, weights=np.asarray(S, dtype=float), notes=notes,
                      facts=facts, memory_kind=kind, state=S, answers=answers,
                      recalled=hits, asked=len(asked), state_numbers=size,
-                     _names=names, _n=len(facts))
+                     _names=names, _n=len(facts), _ties=ties, _lab=lab)
 
     def _paint(self, art, s):
         S = np.asarray(s.state, dtype=float)
         lim = max(1.0, float(np.abs(S).max()))
         lim = float(np.ceil(lim))
         if s.memory_kind == "softmax":
-            rows, cols = list(s._names), [f"k{j}" for j in range(D)] + \
+            rows, cols = [s._lab[a] for a in s._names], [f"k{j}" for j in range(D)] + \
                 [f"v{j}" for j in range(D)]
             title = f"the KV cache: {S.shape[0]} rows of key | value (grows with N)"
             xl, yl = "key numbers | value numbers", "fact"
@@ -213,14 +264,22 @@ class _MemoryExplorer(Explorer):
         k1 = art.heat.update(S, rows, cols, title=title, xlabel=xl, ylabel=yl,
                              vmin=-lim, vmax=lim)
         shown = list(s.answers.items())[:MAX_BARS]
-        labels = [f"{OK if g == w else FAIL} {a} \u2192 {g}" + ("" if g == w else
-                                                               f" (is {w})")
-                  for a, (g, w, _) in shown]
+        labels = [self._bar_label(s, a, g, w) for a, (g, w, _) in shown]
         values = [c for _, (_, _, c) in shown]
         k2 = art.bars.update(values, labels, title=f"recalled {s.recalled} of "
                              f"{s.asked} ({FAIL} = failed)", xlim=(-1.0, 1.0))
         return ("memory", s.memory_kind, S.shape, lim) + tuple(k1 or ()) + \
             tuple(k2 or ())
+
+    @staticmethod
+    def _bar_label(s, a, g, w):
+        lab = s._lab
+        if a in s._ties:  # "✗ Ada → 3 = 9 (tie)"
+            return (f"{FAIL} {lab[a]} \u2192 "
+                    + " = ".join(lab[r] for r in s._ties[a]) + " (tie)")
+        if g == w:
+            return f"{OK} {lab[a]} \u2192 {lab[g]}"
+        return f"{FAIL} {lab[a]} \u2192 {lab[g]} (is {lab[w]})"
 
     def _csv_table(self):
         """For ``save``: the grid drawn, and beside it each name's answer."""
@@ -236,8 +295,11 @@ class _MemoryExplorer(Explorer):
         held = (f"a cache of {s.state.shape[0]} rows × {2 * D} numbers" if
                 s.memory_kind == "softmax" else
                 f"a state of {D} × {D} numbers")
-        failed = [f"{a} gave {g} instead of {w}" for a, (g, w, _) in
-                  s.answers.items() if g != w]
+        lab = s._lab
+        failed = [(f"{lab[a]} gave a tie, room "
+                   + " = room ".join(lab[r] for r in s._ties[a]) + f", not {lab[w]}")
+                  if a in s._ties else f"{lab[a]} gave {lab[g]} instead of {lab[w]}"
+                  for a, (g, w, _) in s.answers.items() if g != w]
         text = (f"{self._picture_name()}: {name} holds {held} for {s._n} facts. "
                 f"Recalled {s.recalled} of {s.asked} names")
         if failed:
