@@ -347,6 +347,20 @@ def test_decode_timings_are_per_token_and_refuse_too_long_prompts(model):
         gpt.decode_timings(model, (model.context,), steps=1, repeats=1)
 
 
+def test_decode_timings_time_prefill_and_recompute_the_same_way(model, monkeypatch):
+    """Issue 46: the prefill column was one call per length, recompute a mean
+    of steps calls, so recompute at n = 16 could read below the prefill of 16.
+    Now each column is the mean of ``steps`` calls timed on their own."""
+    lengths = []
+    real = model.prefill
+    monkeypatch.setattr(model, "prefill", lambda ids: lengths.append(len(ids)) or
+                        real(ids))
+    gpt.decode_timings(model, (8,), steps=3, repeats=2)
+    # 1 cache for the steps, then 3 + 3 calls, each warm-up + 2 rounds = 3 times
+    assert lengths.count(8) == 1 + 3 * 3
+    assert [lengths.count(n) for n in (9, 10, 11)] == [3, 3, 3]
+
+
 def test_every_lesson_11_figure_has_its_own_text_alternative():
     """Issue 43: each figure of gptplots sets fig.alt from its numbers."""
     from helpers.figures import gptplots
