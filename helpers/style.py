@@ -71,6 +71,13 @@ SCREEN_CHROME_PX = 140
 MESSAGE_PX = 34
 MIN_PICTURE_PX = 200
 
+#: An explorer drawn for the screen it is on (the playground:
+#: ``Explorer.fit_screen(..., draw_for_screen=True)``) is drawn at a
+#: resolution between these: at 72 dpi its smallest labels (9 pt) are 9 px,
+#: at 180 dpi its pictures are 2.25 times the normal size.
+MIN_SCREEN_DPI = 72.0
+MAX_SCREEN_DPI = 180.0
+
 NORMAL = Sizes("normal", explorer_dpi=80.0, figure_dpi=None, line_scale=1.0)
 PROJECTOR = Sizes("projector", explorer_dpi=120.0, figure_dpi=150.0, line_scale=1.6)
 

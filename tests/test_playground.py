@@ -30,8 +30,12 @@ def playground():
             if cell.cell_type == "code":
                 exec(common.source_of(cell), ns)
         ns["sizes while shown"] = style.current()
-        ns["dpi while shown"] = {
-            page.children[1].figure.dpi for page in ns["playground"].pages}
+        menu = ns["playground"]
+        # pages are made when first shown: only the first one is made now
+        ns["made at first"] = [isinstance(p, ipywidgets.Widget) for p in menu.pages]
+        for i in range(len(menu.pages)):
+            menu.page_at(i)
+        ns["dpi while shown"] = {page.children[1].figure.dpi for page in menu.pages}
     finally:
         os.chdir(here)
         style.projector(False)
@@ -79,6 +83,44 @@ def test_every_explorer_has_a_tab_with_a_one_line_instruction(playground):
         assert explorer.draw_count >= 1 and explorer.last_error is None
         # no note in the default state, except from an explorer that narrates
         assert explorer.message == "" or getattr(explorer, "narrates", False)
+
+
+def test_the_first_page_is_made_first_and_the_others_when_shown(playground):
+    made = playground["made at first"]
+    assert made[0] and not any(made[1:]), made
+
+
+def test_a_missing_model_is_explained_for_a_page_without_code(monkeypatch):
+    base = W.base
+    monkeypatch.setattr(base, "_IN_APP", [True])
+
+    def missing():
+        raise RuntimeError("run load() once with an internet connection")
+
+    model, why = base.load_or_explain(missing, "The real model", "tokenizers")
+    assert model is None and "load()" not in why and "cell" in why
+    assert "reload this page" in why and len(why) < 220
+    model, why = base.load_or_explain(lambda: __import__("no_such_pkg_x"),
+                                      "The real model", "tokenizers")
+    assert "reload this page" in why and "no_such_pkg_x" in why
+
+
+def test_the_menu_makes_a_page_given_as_a_function_when_shown():
+    made = []
+
+    def make(i):
+        def build():
+            made.append(i)
+            return ipywidgets.Label(value=str(i))
+        return build
+
+    menu = W.PageMenu(["a", "b", "c"], [make(i) for i in range(3)])
+    assert made == [0]
+    menu.menu.value = 2
+    assert made == [0, 2] and menu.page.children[0].value == "2"
+    menu.menu.value = 0
+    assert made == [0, 2]
+    menu.close()
 
 
 def test_playground_draws_in_projection_mode(playground):

@@ -180,7 +180,11 @@ class PageMenu(ipywidgets.VBox):
     buttons. What the playground uses instead of a tab bar: 15 tab titles
     do not fit one row of a laptop's or a projector's screen, and a second
     row of tabs takes room from the pictures. ``.pages`` are the pages,
-    ``.index`` the one shown. In projection mode (``helpers.style``) the
+    ``.index`` the one shown. A page may be given as a function without
+    arguments that makes it: it is made when first shown (``.page_at(i)``),
+    so that the first page is ready at once and a page nobody opens costs
+    nothing (the playground makes one explorer, not 17, before it shows).
+    In projection mode (``helpers.style``) the
     menu carries the DOM class ``attn-projector`` and grows with the
     explorers' controls."""
 
@@ -197,7 +201,7 @@ class PageMenu(ipywidgets.VBox):
                                           layout=ipywidgets.Layout(width="auto"))
         self.next = ipywidgets.Button(description="next \u25b6",
                                       layout=ipywidgets.Layout(width="auto"))
-        self.page = ipywidgets.Box([self.pages[0]] if self.pages else [])
+        self.page = ipywidgets.Box([self.page_at(0)] if self.pages else [])
         self.menu.observe(self._show, names="value")
         self.previous.on_click(lambda _: self._step(-1))
         self.next.on_click(lambda _: self._step(1))
@@ -214,8 +218,15 @@ class PageMenu(ipywidgets.VBox):
         if self.pages:
             self.menu.value = (self.index + by) % len(self.pages)
 
+    def page_at(self, i):
+        """Page ``i``, made now if it was given as a function."""
+        page = self.pages[i]
+        if not isinstance(page, ipywidgets.Widget) and callable(page):
+            page = self.pages[i] = page()
+        return page
+
     def _show(self, change=None):
-        self.page.children = [self.pages[self.index]]
+        self.page.children = [self.page_at(self.index)]
 
 
 __all__ = [

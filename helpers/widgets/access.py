@@ -46,6 +46,35 @@ function attach(model, el) {
         });
     });
   };
+  // The room the picture has on this screen (an explorer that draws for
+  // the screen: the playground): the window's height below the explorer's
+  // top less its controls and message, and the explorer's width. Sent
+  // when the explorer is shown and when the window is resized.
+  let sent = null;
+  const measure = () => {
+    if (!root || !model.get("measure") || !root.isConnected) return;
+    const r = root.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) return;  // a hidden page
+    const img = root.querySelector("img.attn-picture, .attn-picture img");
+    const shown = img ? img.getBoundingClientRect().height : 0;
+    const top = r.top + (window.scrollY || 0);
+    const room = [Math.floor(root.clientWidth),
+                  Math.floor(window.innerHeight - top - (r.height - shown) - 8)];
+    if (sent && Math.abs(sent[0] - room[0]) < 8
+        && Math.abs(sent[1] - room[1]) < 8) return;
+    sent = room;
+    model.set("room", room);
+    model.save_changes();
+  };
+  let resizing = null;
+  const onResize = () => {
+    if (!root || !root.isConnected) {
+      window.removeEventListener("resize", onResize);
+      return;
+    }
+    clearTimeout(resizing);
+    resizing = setTimeout(measure, 250);
+  };
   const find = () => {
     root = el.closest(".attn-explorer");
     if (!root) {
@@ -60,7 +89,8 @@ function attach(model, el) {
     }
     apply();
     // controls drawn later (a slider's handle) get their names too
-    setTimeout(apply, 300);
+    setTimeout(() => { apply(); measure(); }, 300);
+    if (model.get("measure")) window.addEventListener("resize", onResize);
   };
   model.on("change:alt", apply);
   find();
@@ -114,6 +144,10 @@ def _access_class():
 
         _esm = _ESM
         alt = traitlets.Unicode("").tag(sync=True)
+        #: measure the room the picture has (set by the explorer) ...
+        measure = traitlets.Bool(False).tag(sync=True)
+        #: ... and the front end's answer: [width, height] in CSS pixels
+        room = traitlets.List([]).tag(sync=True)
 
     Access.__module__ = __name__
     _CLASS.append(Access)

@@ -50,10 +50,12 @@ from matplotlib.figure import Figure
 from helpers import style
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving
-from helpers.widgets.access import FOCUS_CSS, make_access
+from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, _sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
 from helpers.widgets.policy import MAX_WAIT, SETTLE
+from helpers.widgets.sizing import (  # noqa: F401  (MESSAGE_STYLE: the tests')
+    MESSAGE_STYLE, controls_height, picture_layout, png_size)
 
 #: Every explorer alive, so that switching the sizes (projection mode)
 #: redraws the ones already shown.
@@ -69,73 +71,6 @@ def _sizes_changed():
 
 
 style.on_change(_sizes_changed)
-
-
-#: A Label cuts a long line with an ellipsis ("... the last picture i…"); this
-#: stylesheet (fixed text, no user input in it) lets the message line wrap.
-#: Each explorer carries its own copy, so it wraps wherever it is shown.
-#: It also scales the controls of an explorer in projection mode (DOM class
-#: ``attn-projector``, ``helpers.style.projector()``) with its picture: the
-#: ipywidgets sizes (font, line height, widths, slider handle) are CSS
-#: variables, the same in ipywidgets 7.7 and 8, and widths given in em follow
-#: the font.
-def _projector_css(scale):
-    px = lambda v: f"{v * scale:.1f}px"  # noqa: E731
-    sel = ".attn-projector"
-    return (f"{sel} {{ --jp-widgets-font-size: {px(13)}; "
-            f"--jp-widgets-inline-height: {px(28)}; "
-            f"--jp-widgets-inline-label-width: {px(80)}; "
-            f"--jp-widgets-inline-width: {px(300)}; "
-            f"--jp-widgets-inline-width-short: {px(148)}; "
-            f"--jp-widgets-inline-width-tiny: {px(48)}; "
-            f"--jp-widgets-slider-handle-size: {px(16)}; "
-            f"--jp-widgets-slider-track-thickness: {px(4)}; "
-            f"font-size: {px(13)}; }}"
-            f" {sel} .widget-label, {sel} .widget-readout, {sel} input,"
-            f" {sel} select, {sel} textarea, {sel} button, {sel} .widget-html-content"
-            f" {{ font-size: {px(13)} !important; }}"
-            f" {sel} .widget-label, {sel} .widget-readout"
-            f" {{ line-height: {px(28)} !important; }}")
-
-
-MESSAGE_STYLE = ("<style>.widget-label.attn-message { white-space: normal !important;"
-                 " overflow: visible !important; text-overflow: clip !important;"
-                 " height: auto !important; line-height: 1.4 !important;"
-                 " word-break: normal !important; overflow-wrap: normal !important; }"
-                 + FOCUS_CSS + _projector_css(style.PROJECTOR.scale) + "</style>")
-
-
-def picture_layout():
-    """The layout of an explorer's picture: shown at its own pixel size,
-    never stretched to the cell's width (an ipywidgets box is a flex column
-    that stretches its children), only scaled down to the cell's width."""
-    return widgets.Layout(width="auto", height="auto", max_width="100%",
-                          align_self="flex-start", object_fit="contain",
-                          object_position="left top")
-
-
-def controls_height(controls) -> float:
-    """About how many pixels high ``controls`` are drawn at the normal sizes
-    (ipywidgets: a row of inputs is 28 px and 4 px of margins; a text area
-    about 17 px a line): rows of a VBox add up, an HBox is as high as its
-    highest child. An estimate, checked in the browser test."""
-    total = 0.0
-    for w in controls:
-        if isinstance(w, widgets.HBox):
-            total += max([controls_height([c]) for c in w.children] or [0.0])
-        elif isinstance(w, widgets.Box):
-            total += controls_height(w.children)
-        elif isinstance(w, widgets.Textarea):
-            total += 17.0 * (w.rows or 2) + 14.0
-        elif isinstance(w, widgets.HTML):  # a stylesheet takes no room
-            if not w.value.lstrip().startswith("<style"):
-                text = w.value
-                lines = 1 + sum(text.count(tag) for tag in ("\n", "<br", "<tr",
-                                                            "<li", "<p"))
-                total += 18.0 * lines + 8.0
-        else:
-            total += 32.0
-    return total
 
 
 class State(SimpleNamespace):
@@ -246,7 +181,7 @@ class Explorer(widgets.VBox):
     def _new_figure(self):
         """Build the figure at the resolution of the current sizes
         (``helpers.style``): ``.figure``, its canvas and ``.artists``."""
-        self.figure = Figure(figsize=self.figsize, dpi=style.current().explorer_dpi)
+        self.figure = Figure(figsize=self.figsize, dpi=self._dpi())
         self._canvas = FigureCanvasAgg(self.figure)
         self._bg_cache.clear()
         self.artists = self._new_artists(self.figure)
@@ -272,17 +207,44 @@ class Explorer(widgets.VBox):
         else:
             self.remove_class("attn-projector")
 
-    def fit_screen(self, chrome_px):
+    def fit_screen(self, chrome_px, draw_for_screen=False):
         """Fit a page whose bars around the explorer take ``chrome_px``
-        pixels of the window's height (the playground's title and menu)."""
+        pixels of the window's height (the playground's title and menu).
+        With ``draw_for_screen`` the picture is also drawn for the screen it
+        is on: the front end tells the room the picture has (``access.room``)
+        and the picture is drawn at the resolution that fills it, between
+        :data:`helpers.style.MIN_SCREEN_DPI` (labels of 9 px or more) and
+        ``MAX_SCREEN_DPI``, so that a short screen shows it at its own
+        pixels instead of scaling it down, and a large one uses its room."""
         self.chrome_px = float(chrome_px)
         self._fit_screen()
+        if draw_for_screen and self.access is not None:
+            self.access.observe(self._room_changed, names="room")
+            self.access.measure = True
+
+    def _dpi(self):
+        """The resolution to draw at: the current sizes', or the screen's."""
+        return getattr(self, "_screen_dpi", None) or style.current().explorer_dpi
+
+    def _room_changed(self, change=None):
+        room = self.access.room if self.access is not None else ()
+        size = png_size(self.picture.value)
+        if len(room) != 2 or size is None or min(room) <= 0:
+            return
+        dpi = self.figure.dpi * min(room[0] / size[0], room[1] / size[1]) * 0.98
+        dpi = min(max(dpi, style.MIN_SCREEN_DPI), style.MAX_SCREEN_DPI)
+        if abs(dpi - self.figure.dpi) < 0.03 * self.figure.dpi:
+            return
+        self._screen_dpi = round(dpi, 1)
+        self._new_figure()
+        if self._state is not None:
+            self._draw_now()
 
     def redraw(self):
         """Draw the current state again, rebuilding the figure first when the
         sizes (``helpers.style.projector``) changed since it was built."""
         self._fit_screen()
-        if self.figure.dpi != style.current().explorer_dpi:
+        if self.figure.dpi != self._dpi():
             self._new_figure()
         if self._state is not None:
             self._draw_now()
@@ -384,7 +346,7 @@ class Explorer(widgets.VBox):
         self._pending_loop = None
         if self._state is None:
             return
-        if self.figure.dpi != style.current().explorer_dpi:
+        if self.figure.dpi != self._dpi():
             self._new_figure()  # the sizes were switched meanwhile
         try:
             with warnings.catch_warnings():
@@ -556,16 +518,36 @@ class SentenceExplorer(Explorer):
         super().__init__([row[0] if len(row) == 1 else widgets.HBox(row), *below])
 
 
+#: An app without code (the playground) says so with ``in_app()``: what a
+#: learner is told to do then speaks of the page, not of cells to run.
+_IN_APP = []
+
+
+def in_app(on: bool = True) -> None:
+    """Word the explorers' advice for a page without code (the playground)."""
+    _IN_APP[:] = [True] if on else []
+
+
 def load_or_explain(load, what: str, packages: str):
     """``(load(), "")``, or ``(None, one sentence saying why not)``: the shared
     way the real-model explorers (10, 11) load their model. ``what`` names it
-    ("The real model"), ``packages`` are what pip should install."""
+    ("The real model"), ``packages`` are what pip should install. In an app
+    (:func:`in_app`) the sentence speaks of the page, not of code."""
     try:
         return load(), ""
     except ImportError as exc:
+        if _IN_APP:
+            return None, (f"{what} needs the package '{exc.name}', which is not "
+                          f"installed here: install {packages} with pip, then "
+                          f"reload this page.")
         return None, (f"{what} needs the package '{exc.name}': install it with pip "
                       f"install {packages}, then run this cell again.")
     except Exception as exc:  # ModelNotAvailable and anything unforeseen
+        if _IN_APP:
+            return None, (f"{what} is not on this computer yet. To see it here, "
+                          f"open its lesson in JupyterLab once with an internet "
+                          f"connection and run the cell that downloads it, then "
+                          f"reload this page.")
         return None, str(exc) or type(exc).__name__
 
 
