@@ -12,6 +12,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 
 from helpers.attention import delta_rule, linear_attention
@@ -32,11 +35,14 @@ __all__ = ["check_hybrid_bytes", "check_linear_step", "check_delta_step"]
 
 #: (n_tokens, n_layers, interval, n_kv_heads, d_head, n_state_heads, d_k, d_v,
 #: bytes_per_value): the first gives every named mistake its own number; the
-#: second is Qwen3-Next-80B-A3B at 262,144 tokens (its config.json).
+#: second is Qwen3-Next-80B-A3B at 262,144 tokens (its config.json); the
+#: last has n_layers not divisible by interval (10 // 4 = 2 full layers), so
+#: that n_layers / interval (2.5) is caught.
 HYBRID_CASES = (
     (100, 8, 4, 2, 6, 3, 5, 7, 4),
     (262_144, 48, 4, 2, 256, 32, 128, 128, 2),
     (10, 4, 2, 1, 4, 2, 3, 3, 1),
+    (100, 10, 4, 2, 6, 3, 5, 7, 4),
 )
 
 
@@ -55,7 +61,33 @@ def hybrid_mistakes(n, L, i, g, dh, hs, dk, dv, b):
     full, lin = L // i, L - L // i
     cache = 2 * full * g * dh * b * n
     state = lin * hs * dk * dv * b
+
+    def total(f, s, dk_dv=dk * dv):
+        return 2 * f * g * dh * b * n + s * hs * dk_dv * b
+
     return [
+        (total(L / i, L - L / i), "n_layers / interval is not a whole number of "
+         "layers: use n_layers // interval (a layer is either full attention or "
+         "not)"),
+        (cache + L * hs * dk * dv * b, "you counted the state on all n_layers layers: "
+         "only the layers that are not full attention keep a state"),
+        (total(lin, full), "the full and linear layer counts are swapped: "
+         "n_layers // interval layers are full attention (with a KV cache), the "
+         "other n_layers - n_layers // interval keep a state"),
+        (total(full + 1, lin - 1), "off by one: n_layers // interval layers are "
+         "full attention, not one more"),
+        (total(full - 1, lin + 1), "off by one: n_layers // interval layers are "
+         "full attention, not one fewer"),
+        (total(full, lin - 1), "off by one: n_layers - n_layers // interval layers "
+         "keep a state"),
+        (total(full, lin + 1), "off by one: n_layers - n_layers // interval layers "
+         "keep a state, not one more"),
+        (cache + state // b, "bytes_per_value multiplies the cache only: the state "
+         "is stored in the same format, times bytes_per_value too"),
+        (total(full, lin, dk * dk), "the state is d_k x d_v numbers per head, not "
+         "d_k x d_k"),
+        ((cache + state) / 2**30, "that is GiB: return bytes (the lesson divides by "
+         "2**30 only to print)"),
         (cache + state * n, "you multiplied the state by the number of tokens: the "
          "state has a fixed size, the same at every length; only the KV cache grows "
          "with the tokens"),
@@ -94,7 +126,7 @@ def check_hybrid_bytes(fn, name):
             continue
         label = ", ".join(f"{a}={v:,}" for a, v in zip(arg_names, case))
         for wrong, why in hybrid_mistakes(*case):
-            if got == wrong and wrong != expected:
+            if math.isclose(got, wrong, rel_tol=1e-9) and wrong != expected:
                 raise _Fail(f"For {label} you gave {got:,.6g}: {why}. "
                             f"Expected {expected:,}.")
         raise _Fail(f"For {label} you gave {got:,.6g}; expected {expected:,}: "
@@ -133,12 +165,30 @@ def _linear_wrong(S, z, q, k, v):
             ((q @ S_new) / (q @ z), S_new, z),
         "you divided by the sum of q, not by q . z_new": (
             (q @ S_new) / q.sum(), S_new, z_new),
+        "you divided by k . z_new: the normaliser is read with the query, "
+        "o = q S_new / (q . z_new)": ((q @ S_new) / (k @ z_new), S_new, z_new),
+        "phi was applied again to q and k: they are already features (through "
+        "phi); use them as they are": _twice_phi(S, z, q, k, v),
     }
+
+
+def _phi(x):
+    return np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))
+
+
+def _twice_phi(S, z, q, k, v):
+    return reference_linear_step(S, z, _phi(q), _phi(k), v)
 
 
 def _unpack_three(result, name, shapes, names):
     if not isinstance(result, (tuple, list)) or len(result) != 3:
         raise _Fail(f"Your {name} should return three things: ({', '.join(names)}).")
+    got = [np.shape(r) if isinstance(r, (np.ndarray, list, tuple, float, int))
+           else None for r in result]
+    if got != list(shapes) and sorted(map(str, got)) == sorted(map(str, shapes)):
+        order = [names[shapes.index(g)] for g in got]
+        raise _Fail(f"Your {name} returned ({', '.join(order)}), in the wrong order: "
+                    f"return ({', '.join(names)}).")
     out = []
     for value, shape, what in zip(result, shapes, names):
         arr = _as_array(value, f"{what} (what your {name} returns)").astype(float)
@@ -161,6 +211,34 @@ def _steps(seed, n, d, d_v, positive=True):
     return Q, K, rng.standard_normal((n, d_v))
 
 
+_IN_PLACE = re.compile(r"changed its input (\w+) in place")
+
+
+def _call_step(fn, name, args, d, d_v):
+    """``_call`` with this exercise's words for two mistakes: an input changed
+    in place (``S += ...``), and np.outer(v, k), which cannot be added to S."""
+    try:
+        return _call(fn, name, ("S", "z", "q", "k", "v"), *args)[0]
+    except _Fail as exc:
+        text = str(exc)
+        m = _IN_PLACE.search(text)
+        if m:
+            arg = m.group(1)
+            new = {"S": "S_new = S + np.outer(k, v)", "z": "z_new = z + k"}.get(
+                arg, f"a new array instead of changing {arg}")
+            raise _Fail(f"Your {name} changed its input {arg} in place (for "
+                        f"example with `{arg} += ...`). Work on a new array: "
+                        f"`{new}`.") from None
+        if "could not be broadcast" in text and any(
+                f"({a},{b}) ({b},{a})" in text.replace(" ,", ",")
+                for a, b in ((d, d_v), (d_v, d))):
+            raise _Fail(f"Your {name} raised ValueError: the outer product is "
+                        f"transposed, shape ({d_v}, {d}), and cannot be added to S, "
+                        f"({d}, {d_v}). The state is k^T v, keys along the rows: "
+                        "np.outer(k, v), not np.outer(v, k).") from None
+        raise
+
+
 @_checker("one step of linear attention")
 def check_linear_step(fn, name):
     """Check ``fn(S, z, q, k, v) -> (o, S_new, z_new)``: ``q`` and ``k`` are
@@ -172,7 +250,7 @@ def check_linear_step(fn, name):
     S, z, outs = np.zeros((d, d_v)), np.zeros(d), []
     for t in range(n):
         args = (S, z, Q[t], K[t], V[t])
-        result, _ = _call(fn, name, ("S", "z", "q", "k", "v"), *args)
+        result = _call_step(fn, name, args, d, d_v)
         got = _unpack_three(result, name, ((d_v,), (d, d_v), (d,)),
                             ("o", "S_new", "z_new"))
         want = reference_linear_step(*args)
@@ -232,6 +310,12 @@ def _delta_wrong(S, k, v, beta, alpha):
             alpha * (S - beta * np.outer(k, old) + beta * np.outer(k, v)),
         "the gate alpha is missing: multiply the erased old state by alpha":
             S - beta * np.outer(k, old) + beta * np.outer(k, v),
+        "the gate alpha multiplies S but not the erase: alpha (S - beta k^T (k S)) "
+        "+ beta k^T v, the whole erased state times alpha":
+            alpha * S - beta * np.outer(k, old) + beta * np.outer(k, v),
+        "the gate is 1 - alpha: alpha is the share of the old state KEPT, "
+        "alpha (S - beta k^T (k S)) + beta k^T v":
+            (1 - alpha) * (S - beta * np.outer(k, old)) + beta * np.outer(k, v),
     }
 
 
@@ -250,6 +334,9 @@ def check_delta_step(fn, name):
     for t in range(n):
         args = (S, K[t], V[t], float(betas[t]), float(alphas[t]))
         result, _ = _call(fn, name, ("S", "k", "v", "beta", "alpha"), *args)
+        if isinstance(result, tuple) and len(result) and not np.isscalar(result[0]):
+            raise _Fail(f"Your {name} returned {len(result)} things; return S_new "
+                        f"alone, one array of shape {(d, d_v)}.")
         got = _as_array(result, f"What your {name} returns").astype(float)
         if got.shape == (d_v, d):
             raise _Fail(f"Your S_new has shape {got.shape}, expected {(d, d_v)}: the "
