@@ -52,7 +52,8 @@ def _qkv(Q, K, V):
 
 def elu_plus_one(x) -> np.ndarray:
     """The feature map of Katharopoulos et al.: ``elu(x) + 1``, that is
-    ``x + 1`` for ``x > 0`` and ``exp(x)`` otherwise; every feature > 0."""
+    ``x + 1`` for ``x > 0`` and ``exp(x)`` otherwise; every feature >= 0
+    (> 0 in exact arithmetic; ``exp`` underflows to 0.0 below about -745)."""
     x = _as_float(x, "x")
     return np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))
 

@@ -319,3 +319,24 @@ def test_copy_and_recall_curves_fall_for_fixed_states_only():
     assert recall.recall_curve("linear", [64], trials=5)[0][0] < 0.5
     assert recall.copy_accuracy("softmax", [64], trials=3)[0] == 1.0
     assert recall.copy_accuracy("delta", [64], trials=3)[0] < 0.5
+
+
+def test_a_reset_at_the_document_boundary_is_a_fresh_state():
+    from helpers import recall
+
+    # alpha = 0 at the second document's first token wipes what came before:
+    # the same recall as the second document alone; without it, worse
+    reset = recall.two_documents(32, 8, reset=True, trials=20)
+    kept = recall.two_documents(32, 8, reset=False, trials=20)
+    fresh = []
+    for t in range(20):
+        _, _, K, V = recall.facts(40, seed=1000 * t + 40)
+        out, _ = recall.read_back("delta", K[32:], V[32:], K[32:])
+        dist = ((out[:, None, :] - V[None]) ** 2).sum(-1)
+        fresh.append(recall._nearest_is(dist, np.arange(32, 40)))
+    assert reset == float(np.mean(fresh)) and kept < reset
+
+
+def test_elu_plus_one_is_never_negative_and_underflows_to_zero():
+    assert elu_plus_one(np.array([-1000.0]))[0] == 0.0
+    assert (elu_plus_one(np.linspace(-800, 5, 50)) >= 0).all()
