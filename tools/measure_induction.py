@@ -117,6 +117,36 @@ def main(argv=None):
         scores = [induction.composition(model, named, (0, head), k) for k in "QKV"]
         print(f"  L0H{head}: Q {scores[0]:.3f}  K {scores[1]:.3f}  V {scores[2]:.3f}")
 
+    print_circuits(model, named, min(prev_heads))
+
+
+def print_circuits(model, named, prev):
+    """Lesson 13's path ablation (its section 3 texts: seeds 100-109, 12 words
+    twice after 20), the OV and QK circuits' diagonal shares, and the
+    in-context-learning score (200 Markov chains, seeds 900000-900199)."""
+    seqs = [induction.repeated_ids(model.vocab_size, 12, 20, s)
+            for s in range(100, 110)]
+    print(f"\npath ablation: L{prev[0]}H{prev[1]} removed from layer 1's input"
+          f" (stripe = L{named[0]}H{named[1]}'s prefix matching)")
+    for name, paths in (("nothing", ""), ("queries", "Q"), ("keys", "K"),
+                        ("values", "V"), ("all (ablated)", None)):
+        runs = [(model.run(s, ablate={prev}) if paths is None
+                 else induction.path_ablation(model, s, prev, paths), st)
+                for s, st in seqs]
+        stripe = np.mean([induction.prefix_matching(r.attention[named], st, 12)
+                          for r, st in runs])
+        second = np.mean([induction.copy_losses(r.loss_per_position(), st, 12)[1]
+                          for r, st in runs])
+        print(f"  {name:<14} stripe {stripe:.2f}  second copy {second:.2f} nats")
+    ov = induction.diagonal_share(induction.ov_circuit(model, named))
+    qk = induction.diagonal_share(induction.qk_circuit(model, named, prev))
+    print(f"OV copying score {ov:.0%}, full QK circuit on the diagonal {qk:.0%}")
+    texts = [induction.markov_text(model.vocab_size, 64, s)
+             for s in range(900000, 900200)]
+    losses = np.array([model.run(t).loss_per_position() for t in texts])
+    print(f"in-context-learning score (token 50 - token 10): "
+          f"{induction.icl_score(losses):+.2f} nats")
+
 
 if __name__ == "__main__":
     main()

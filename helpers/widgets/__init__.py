@@ -166,8 +166,8 @@ EXPLORERS = (
                 "Step through the key blocks: running max and sum per row; change "
                 "block and window."),
     ExplorerRow(13, "Induction", induction_explorer,
-                "New random repeat: red frames mark where an induction head would "
-                "look."),
+                "New random repeat: framed cells mark where an induction head "
+                "would look."),
     ExplorerRow(14, "Fixed memory", memory_explorer,
                 "Type facts like Ada=3, pick a memory, move N: which names come "
                 "back (\u2717 = failed)?"),
