@@ -91,7 +91,10 @@ playground: $(STAMP)
 TEST_JOBS ?= 3
 #
 # The browser part drives every explorer of the one table in one JupyterLab
-# notebook (tests/browser/test_explorers.py) and the playground in Voila; the
+# notebook (tests/browser/test_explorers.py: also their text alternatives, the
+# keyboard and axe-core), opens every lesson as stored without running it
+# (test_access.py: every output image's text alternative, axe-core over the
+# output areas; counts printed, hence -s) and the playground in Voila; the
 # lessons' kernel work is nbval's. `make test-browser` also runs every lesson's
 # Run All in the browser (about 180 core-seconds more: each lesson's kernel
 # work a second time).
@@ -120,8 +123,8 @@ test: $(STAMP)
 # The real-browser test (tests/browser) in its own pytest process: its
 # Playwright event loop cannot leak into the other tests.
 test-part-browser: $(STAMP)
-	@echo "== pytest tests/browser: every explorer in JupyterLab, the playground in Voila"
-	@$(VPY) -m pytest tests/browser/test_explorers.py tests/browser/test_playground.py -q -rs --durations=3
+	@echo "== pytest tests/browser: every explorer in JupyterLab, every lesson as stored (text alternatives, axe-core), the playground in Voila"
+	@$(VPY) -m pytest tests/browser/test_explorers.py tests/browser/test_access.py tests/browser/test_playground.py -q -rs -s --durations=4
 
 test-part-unit: $(STAMP)
 	@echo "== pytest tests/ (without tests/browser)"

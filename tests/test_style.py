@@ -13,6 +13,7 @@ from PIL import Image
 
 from helpers import plots, style
 from helpers import widgets as W
+from helpers.widgets import base
 
 TOKENS = "the fluffy blue creature roamed the verdant forest".split()
 
@@ -156,3 +157,54 @@ def test_projection_mode_grows_the_controls_and_the_room_they_take():
     assert "calc(100vh - " in ex.picture.layout.max_height and normal != \
         ex.picture.layout.max_height
     ex.close()
+
+
+# -- every learner (issue 43): the explorer's access widget and stylesheet --
+def test_every_explorer_carries_its_access_widget_with_its_alt_text():
+    """anywidget works on ipywidgets 7.7 (Colab; tests/compat) and 8: every
+    explorer carries one Access widget, hidden, whose ``alt`` is the
+    picture's text alternative, and whose front end keeps every key but Tab."""
+    from helpers.widgets import access
+
+    ex = W.pattern_explorer()
+    try:
+        assert ex.access is not None and ex.access in ex.children
+        assert ex.access.layout.display == "none"
+        assert len(ex.alt) >= 20 and ex.access.alt == ex.alt
+        before = ex.alt
+        ex.temperature.value = 0.3
+        assert ex.access.alt == ex.alt != before
+        assert 'event.key !== "Tab"' in access._ESM and "stopPropagation" in access._ESM
+        assert "aria-live" in access._ESM and "aria-label" in access._ESM
+        assert access.FOCUS_CSS in base.MESSAGE_STYLE and ":focus" in access.FOCUS_CSS
+    finally:
+        ex.close()
+
+
+def _png_of(width, height):
+    import struct
+    return (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR"
+            + struct.pack(">II", width, height) + b"\x00" * 8)
+
+
+def test_an_explorer_drawn_for_the_screen_fills_the_room_it_is_told():
+    style.projector()  # 120 dpi: room to draw smaller (the fixture switches back)
+    ex = W.pattern_explorer()
+    try:
+        ex.fit_screen(165, draw_for_screen=True)
+        assert ex.access.measure
+        w, h = base.png_size(ex.picture.value)
+        dpi = ex.figure.dpi
+        room = [int(w * 0.8), int(h * 0.8)]  # a short screen
+        ex.access.room = room
+        assert ex.figure.dpi < dpi and ex.picture.layout.max_height == f"{room[1]}px"
+        w2, h2 = base.png_size(ex.picture.value)
+        assert 0.85 * room[1] <= h2 <= room[1] + 2 and w2 <= room[0] + 2
+        ex.access.room = [w * 10, h * 10]  # a huge one: at most MAX_SCREEN_DPI
+        assert ex.figure.dpi == style.MAX_SCREEN_DPI
+        ex.access.room = [10, 10]  # too small: never below MIN_SCREEN_DPI
+        assert ex.figure.dpi == style.MIN_SCREEN_DPI
+        assert base.png_size(b"not a png") is None
+        assert base.png_size(_png_of(3, 4)) == (3, 4)
+    finally:
+        ex.close()

@@ -31,6 +31,12 @@ function attach(model, el) {
     if (!root) return;
     const img = root.querySelector("img.attn-picture, .attn-picture img");
     if (img) { img.alt = model.get("alt") || ""; }
+    if (img && model.get("measure") && !img.dataset.attnRoom) {
+      // a new picture may move the message line: measure again (it settles:
+      // Python draws again only for a change of 3% or more)
+      img.dataset.attnRoom = "1";
+      img.addEventListener("load", onResize);
+    }
     const msg = root.querySelector(".attn-message");
     if (msg && !msg.hasAttribute("aria-live")) {
       msg.setAttribute("role", "status");

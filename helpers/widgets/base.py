@@ -200,6 +200,9 @@ class Explorer(widgets.VBox):
         reserve = self.chrome_px + sizes.scale * (self._controls_px
                                                   + style.MESSAGE_PX)
         height = f"max({style.MIN_PICTURE_PX}px, calc(100vh - {reserve:.0f}px))"
+        room = getattr(self, "_room_px", None)
+        if room:  # drawn for the screen: the front end measured the room
+            height = f"{max(style.MIN_PICTURE_PX, room):.0f}px"
         if self.picture.layout.max_height != height:
             self.picture.layout.max_height = height
         if sizes is style.PROJECTOR:
@@ -231,6 +234,8 @@ class Explorer(widgets.VBox):
         size = png_size(self.picture.value)
         if len(room) != 2 or size is None or min(room) <= 0:
             return
+        self._room_px = room[1]
+        self._fit_screen()
         dpi = self.figure.dpi * min(room[0] / size[0], room[1] / size[1]) * 0.98
         dpi = min(max(dpi, style.MIN_SCREEN_DPI), style.MAX_SCREEN_DPI)
         if abs(dpi - self.figure.dpi) < 0.03 * self.figure.dpi:

@@ -35,7 +35,11 @@ def _projector_css(scale):
             f" {sel} select, {sel} textarea, {sel} button, {sel} .widget-html-content"
             f" {{ font-size: {px(13)} !important; }}"
             f" {sel} .widget-label, {sel} .widget-readout"
-            f" {{ line-height: {px(28)} !important; }}")
+            f" {{ line-height: {px(28)} !important; }}"
+            # a short screen (a 720p projector): text boxes of several lines
+            # show two, and scroll, so that the picture keeps its room
+            f" @media (max-height: 820px) {{ {sel} textarea"
+            f" {{ max-height: {px(13 * 1.2 * 2 + 10)} !important; }} }}")
 
 
 MESSAGE_STYLE = ("<style>.widget-label.attn-message { white-space: normal !important;"

@@ -104,12 +104,21 @@ JS_STATE = """() => {
 }"""
 
 # Errors visible on the page: tracebacks, widgets that failed to render.
+# Printed text (stdout: a checker's "Not done yet: ... it raises
+# NotImplementedError ...", wrapped so that a line may start with the word)
+# counts only with a real traceback's first line; error and stderr outputs
+# with any line starting "SomethingError".
 JS_DOM_ERRORS = """() => {
   const found = [];
+  const stdout = 'application/vnd.jupyter.stdout';
   const sel = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]';
-  for (const el of document.querySelectorAll(sel + ', .jp-RenderedText'))
-    if (/Traceback|^\\w*Error\\b/m.test(el.textContent))
-      found.push(el.textContent.trim().slice(0, 300));
+  for (const el of document.querySelectorAll(sel + ', .jp-RenderedText')) {
+    const printed = el.getAttribute('data-mime-type') === stdout
+      || !!el.closest(`[data-mime-type="${stdout}"]`);
+    const error = printed ? /Traceback \\(most recent call last\\)/
+                          : /Traceback|^\\w*Error\\b/m;
+    if (error.test(el.textContent)) found.push(el.textContent.trim().slice(0, 300));
+  }
   for (const el of document.querySelectorAll('.widget-error, .jupyter-widgets'))
     if (/Error displaying widget|Error rendering|model not found/.test(el.textContent))
       found.push('widget: ' + el.textContent.trim().slice(0, 200));
