@@ -224,3 +224,14 @@ def test_ablation_ratio_names_the_mistake(kw, words, capsys):
     result, out = _verdict(checks.check_ablation_ratio, _ratio(**kw), capsys)
     assert result is False and out.startswith("Not quite:"), out
     assert words in out, out
+
+
+def test_ablation_ratio_accepts_float32_losses(capsys):
+    def ablation_ratio(model, ids, start, length, head):
+        second = slice(start + length, start + 2 * length - 1)
+        cut = model.run(ids, ablate={head}).loss_per_position().astype(np.float32)
+        base = model.run(ids).loss_per_position().astype(np.float32)
+        return np.float32(cut[second].mean()) / np.float32(base[second].mean())
+
+    result, out = _verdict(checks.check_ablation_ratio, ablation_ratio, capsys)
+    assert result is True, out
