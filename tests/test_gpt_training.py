@@ -190,3 +190,19 @@ def test_phase_two_starts_after_the_measured_phase_change(monkeypatch):
     assert log[-1]["step"] == 100 and rows[-1]["phase_change_step"] == 50
     assert gt.learning_rate(70, r) == pytest.approx(r["lr"])
     assert gt.learning_rate(100, r) == pytest.approx(r["final_lr"] * r["lr"])
+
+
+def test_training_panel_trains_only_when_started_and_keeps_the_model():
+    from helpers.widgets.lesson13_training import TrainingPanel
+
+    panel = TrainingPanel(every=50, steps=100, phase2_from=60, phase2_steps=40)
+    assert panel.params is None and panel.model is None  # nothing ran yet
+    before = panel.alt
+    panel.start()
+    assert panel.params is not None and panel.button.disabled
+    assert panel.alt != before and "100" in panel.alt
+    run = panel.model.run(list(range(1, 17)))
+    assert run.attention.shape[-2:] == (16, 16)
+    drawn = panel.monitor.draws
+    panel.start()  # a second press does nothing
+    assert panel.monitor.draws == drawn

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from helpers import lexicon, style, tinymodel
 from helpers.figures import alt as alt_text
+from helpers.widgets.access import make_access
 from helpers.widgets.base import SentenceExplorer, State, _empty_state, mime_bundle
 from helpers.widgets.engine import display_label
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
@@ -190,8 +191,15 @@ class TrainingMonitor:
                                        description="step 0")
         self.label = widgets.Label("not started")
         self.image = widgets.Image(format="png")
+        self.image.add_class("attn-picture")
+        # the live picture's alt text and keys kept in the box (access.py)
+        self.access = make_access()
+        extra = () if self.access is None else (self.access,)
+        if self.access is not None:
+            self.access.layout.display = "none"
         self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]),
-                                    self.image])
+                                    self.image, *extra])
+        self.widget.add_class("attn-explorer")
         self._handles = []
         self._draw()
 
@@ -223,6 +231,8 @@ class TrainingMonitor:
         # no "Software" entry: the same curve always gives the same bytes
         FigureCanvasAgg(fig).print_png(buf, metadata={"Software": None})
         self.image.value = buf.getvalue()
+        if self.access is not None:
+            self.access.alt = self.alt
 
     def _summary(self):
         return f"<TrainingMonitor: {self.n_steps} steps>"

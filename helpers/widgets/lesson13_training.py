@@ -27,6 +27,7 @@ from matplotlib.ticker import MaxNLocator
 from helpers import induction
 from helpers.figures.common import AttentionFigure
 from helpers.models import gpt_training
+from helpers.widgets.access import make_access
 from helpers.widgets.base import mime_bundle
 
 __all__ = ["TrainingMonitor", "chance_levels", "describe", "train_live"]
@@ -93,7 +94,15 @@ class TrainingMonitor:
                                        description="step 0")
         self.label = widgets.Label("not started")
         self.image = widgets.Image(format="png")
-        self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]), self.image])
+        self.image.add_class("attn-picture")
+        # the live picture's alt text and keys kept in the box (access.py)
+        self.access = make_access()
+        extra = () if self.access is None else (self.access,)
+        if self.access is not None:
+            self.access.layout.display = "none"
+        self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]),
+                                    self.image, *extra])
+        self.widget.add_class("attn-explorer")
         self._handles = []
         self.alt = describe(None, self.n_steps)
         self._draw()
@@ -167,6 +176,8 @@ class TrainingMonitor:
         self.figure = fig
         self.png = fig._repr_png_()
         self.image.value = self.png
+        if self.access is not None:
+            self.access.alt = self.alt
         self.draws += 1
 
     def __repr__(self):
@@ -181,6 +192,57 @@ class TrainingMonitor:
         handle = display(self._repr_mimebundle_(), raw=True, display_id=True)
         if handle is not None:
             self._handles.append(handle)
+
+
+class TrainingPanel:
+    """A "Start training" button above a :class:`TrainingMonitor`: the
+    lesson's live cell. Nothing trains until the learner presses the button
+    (so Run All stays quick); the run then fills ``.params``, ``.log`` and
+    ``.model`` (a ``helpers.gpt`` model of the new weights: ``.model.run``,
+    ``ablate=``). ``.start()`` does what the button does."""
+
+    def __init__(self, every: int = 250, **changes):
+        self.every, self.changes = int(every), changes
+        recipe = dict(gpt_training.RECIPE, **changes)
+        self.monitor = TrainingMonitor(recipe["steps"],
+                                       recipe_change=recipe["phase2_from"])
+        self.params = self.log = self.model = None
+        self.button = widgets.Button(
+            description="Start training (about 2½ minutes)",
+            tooltip="Train lesson 13's model from scratch, in numpy",
+            layout=widgets.Layout(width="auto"))
+        self.button.on_click(lambda _: self.start())
+        self.monitor.widget.children = (self.button,) + tuple(
+            self.monitor.widget.children)
+
+    def start(self):
+        """Train once (a second press does nothing) and keep the results."""
+        if self.params is not None or self.button.disabled:
+            return
+        self.button.disabled = True
+        self.button.description = "Training…"
+        try:
+            recipe = dict(gpt_training.RECIPE, **self.changes)
+            self.params, self.log, _ = gpt_training.train(
+                recipe, callback=self.monitor.update, every=self.every)
+            self.model = gpt_training.as_model(self.params)
+            self.button.description = "Trained: see panel.model"
+        except Exception as exc:  # never a traceback from a button
+            self.monitor.label.value = f"Training stopped: {type(exc).__name__}"
+            self.button.description = "Training stopped"
+
+    @property
+    def alt(self):
+        return self.monitor.alt
+
+    def __repr__(self):
+        return repr(self.monitor)
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        return self.monitor._repr_mimebundle_()
+
+    def _ipython_display_(self, **kwargs):
+        self.monitor._ipython_display_(**kwargs)
 
 
 def train_live(every: int = 250, show: bool = True, **changes):
