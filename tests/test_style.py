@@ -208,3 +208,23 @@ def test_an_explorer_drawn_for_the_screen_fills_the_room_it_is_told():
         assert base.png_size(_png_of(3, 4)) == (3, 4)
     finally:
         ex.close()
+
+
+def test_projection_mode_draws_a_lesson_explorer_for_the_room_it_has():
+    """In a lesson, projection mode draws the picture (and so its text) as
+    large as the notebook area allows, and back at the normal sizes it is
+    drawn as before."""
+    ex = W.pattern_explorer()
+    try:
+        normal = base.png_size(ex.picture.value)
+        style.projector()
+        assert ex.access.measure
+        ex.access.room = [normal[0] * 3, int(normal[1] * 1.8)]  # a large screen
+        big = base.png_size(ex.picture.value)
+        assert big[1] >= 1.7 * normal[1] and ex.figure.dpi >= 1.7 * 80
+        style.projector(False)
+        assert base.png_size(ex.picture.value) == normal and ex.figure.dpi == 80
+        ex.access.room = [10, 10]  # ignored at the normal sizes
+        assert ex.figure.dpi == 80
+    finally:
+        ex.close()

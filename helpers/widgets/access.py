@@ -63,9 +63,13 @@ function attach(model, el) {
     if (r.width === 0 || r.height === 0) return;  // a hidden page
     const img = root.querySelector("img.attn-picture, .attn-picture img");
     const shown = img ? img.getBoundingClientRect().height : 0;
+    // in JupyterLab the notebook area scrolls: the room is its height
+    // (Voila's page has a .jp-Notebook too, but the window scrolls there)
+    const area = root.closest(".jp-WindowedPanel-outer");
     const top = r.top + (window.scrollY || 0);
+    const high = area ? area.clientHeight - 24 : window.innerHeight - top - 8;
     const room = [Math.floor(root.clientWidth),
-                  Math.floor(window.innerHeight - top - (r.height - shown) - 8)];
+                  Math.floor(high - (r.height - shown))];
     if (sent && Math.abs(sent[0] - room[0]) < 8
         && Math.abs(sent[1] - room[1]) < 8) return;
     sent = room;

@@ -207,8 +207,13 @@ class Explorer(widgets.VBox):
             self.picture.layout.max_height = height
         if sizes is style.PROJECTOR:
             self.add_class("attn-projector")
+            self._draw_for_screen()  # its text grows as far as the screen allows
         else:
             self.remove_class("attn-projector")
+            if getattr(self, "_screen_dpi", None) and not getattr(
+                    self, "_for_screen", False):  # back to the normal sizes
+                self._screen_dpi = self._room_px = None
+                self.picture.layout.max_height = height
 
     def fit_screen(self, chrome_px, draw_for_screen=False):
         """Fit a page whose bars around the explorer take ``chrome_px``
@@ -221,7 +226,15 @@ class Explorer(widgets.VBox):
         pixels instead of scaling it down, and a large one uses its room."""
         self.chrome_px = float(chrome_px)
         self._fit_screen()
-        if draw_for_screen and self.access is not None:
+        if draw_for_screen:
+            self._for_screen = True
+            self._draw_for_screen()
+
+    def _draw_for_screen(self):
+        """From now on, draw the picture for the room the front end tells
+        (projection mode does this in a lesson too: the picture, and so its
+        text, is drawn as large as the notebook area allows)."""
+        if self.access is not None and not self.access.measure:
             self.access.observe(self._room_changed, names="room")
             self.access.measure = True
 
@@ -230,6 +243,9 @@ class Explorer(widgets.VBox):
         return getattr(self, "_screen_dpi", None) or style.current().explorer_dpi
 
     def _room_changed(self, change=None):
+        if not (getattr(self, "_for_screen", False)
+                or style.current() is style.PROJECTOR):
+            return  # a lesson's explorer at the normal sizes
         room = self.access.room if self.access is not None else ()
         size = png_size(self.picture.value)
         if len(room) != 2 or size is None or min(room) <= 0:

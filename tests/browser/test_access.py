@@ -104,3 +104,62 @@ def test_every_lesson_as_stored(lab_server, lab_page):
     print(f"lessons as stored ({time.monotonic() - started:.1f} s):", *table,
           f"axe violations by rule (elements): {json.dumps(rules)}", sep="\n")
     assert not problems, "\n".join(problems)
+
+
+#: The cells of the projector check: an explorer, its picture's size at the
+#: normal sizes printed, then projection mode switched on (it redraws).
+PROJECTOR_CELLS = (
+    "from helpers import style, widgets\n"
+    "from helpers.widgets.base import png_size\n"
+    "ex = widgets.pattern_explorer()\n"
+    "ex.flush()\n"
+    "print('normal size', *png_size(ex.picture.value))\n"
+    "ex",
+    "style.projector()",
+)
+
+
+def test_projection_mode_in_a_lesson_enlarges_the_picture_text(lab_server, lab_page):
+    """``style.projector()`` in a lesson, on a projector's 1920 x 1080: the
+    explorer's picture, and so its text, is drawn larger than at the normal
+    sizes (as large as the notebook area allows), and the explorer still
+    fits the notebook area (issue 43)."""
+    from conftest import LAPTOP
+    from nbformat import v4
+    from test_browser import CHANGE_TIMEOUT, JS_PICTURE, notebook_open, \
+        rendered_explorers, run_all
+    from test_explorers import fit_of
+    from tools.common import SETUP_CELL
+
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                 "display_name": "Python 3 (ipykernel)"}
+    nb.cells = [v4.new_code_cell(SETUP_CELL)] + [v4.new_code_cell(c)
+                                                 for c in PROJECTOR_CELLS]
+    name = "projector_check.ipynb"
+    nbformat.write(nb, str(lab_server.root / "notebooks" / name))
+    page = lab_page.get()
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    try:
+        with notebook_open(lab_server, lab_page, f"notebooks/{name}",
+                           lab_server.root / "projector") as page:
+            run_all(page, name)
+            explorer = rendered_explorers(page).first
+            picture = explorer.locator(".attn-picture").first
+            normal = page.locator(".jp-OutputArea-output", has_text="normal size")
+            w0, h0 = (int(v) for v in normal.first.inner_text().split()[-2:])
+            explorer.evaluate("el => el.scrollIntoView({block: 'start'})")
+            grown = wait_for(lambda: (lambda f: f if f["shown"] and f["shown"][1]
+                                      >= 1.3 * h0 else None)(fit_of(explorer)),
+                             CHANGE_TIMEOUT)
+            wait_for(lambda: picture.evaluate(JS_PICTURE)["loaded"], CHANGE_TIMEOUT)
+            fit = grown or fit_of(explorer)
+            print(f"projection mode in a lesson at 1920 x 1080: picture "
+                  f"{fit['shown'][0]:.0f} x {fit['shown'][1]:.0f} shown, "
+                  f"{fit['shown'][1] / h0:.2f}x its normal {w0} x {h0}; explorer "
+                  f"{fit['height']:.0f} px of a {fit['area']:.0f} px notebook area")
+            assert grown, (f"the picture is not drawn larger in projection mode: "
+                           f"{fit['shown']} shown, {w0} x {h0} normally")
+            assert fit["height"] <= fit["area"] + 0.5, fit
+    finally:
+        page.set_viewport_size(LAPTOP)

@@ -235,8 +235,6 @@ JS_DIRTY = """() => {
 }"""
 
 
-@pytest.mark.parametrize("lesson", ["00_start_here.ipynb",
-                                    "12_attention_at_scale.ipynb"])
 def access_problems(page, explorers, names):
     """Every learner (issue 43), in the explorers notebook after it was
     driven: each picture's text alternative, every control named and showing
@@ -264,6 +262,8 @@ def access_problems(page, explorers, names):
     return problems + escaped + violation_lines("explorers", serious(violations))
 
 
+@pytest.mark.parametrize("lesson", ["00_start_here.ipynb",
+                                    "12_attention_at_scale.ipynb"])
 def test_a_lesson_opens_and_closes_unmodified(lesson, lab_server, lab_page,
                                               screenshot_dir):
     """Opening a lesson in JupyterLab (its kernel connects and fills in the
