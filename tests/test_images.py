@@ -241,7 +241,7 @@ MISTAKES = {
     "the row of word 0, not of word 1": lambda A, i, r, c: A[i - 1].reshape(r, c),
     "the row as it is": lambda A, i, r, c: A[i],
     "all of A": lambda A, i, r, c: A,
-    "should be a numpy array": lambda A, i, r, c: "a map",
+    "a numpy array of numbers": lambda A, i, r, c: "a map",
 }
 
 

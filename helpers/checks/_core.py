@@ -152,8 +152,8 @@ def _as_array(value, what: str) -> np.ndarray:
         arr = None
     if isinstance(value, str):
         raise _Fail(
-            f"{what} should be a number (or an array of numbers), but it is a "
-            f"string: {value!r:.80}. Return the number itself, not text."
+            f"{what} should be a number, or a numpy array of numbers, but it "
+            f"is a string: {value!r:.80}. Return the value itself, not text."
         )
     if (
         arr is None
