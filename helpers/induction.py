@@ -79,14 +79,21 @@ def training_log(path=None) -> dict:
 
 
 # -- the test text ----------------------------------------------------------------
-def repeated_ids(vocab_size: int, length: int, prefix: int = 0, seed: int = 0):
+def repeated_ids(vocab_size: int, length: int, prefix: int = 0, seed: int = 0,
+                 distinct: bool = False):
     """``<|endoftext|>``, ``prefix`` random ids, then ``length`` random ids
     written twice; all drawn from ``1 .. vocab_size - 1`` with
-    ``default_rng(seed)``. Returns ``(ids, start)``: ids ``(1 + prefix + 2
-    length,)`` and ``start``, the position of the first copy's first token."""
+    ``default_rng(seed)``, with replacement, or with ``distinct`` all
+    ``prefix + length`` different (by construction: drawn without
+    replacement). Returns ``(ids, start)``: ids ``(1 + prefix + 2 length,)``
+    and ``start``, the position of the first copy's first token."""
     rng = np.random.default_rng(seed)
-    p = rng.integers(1, vocab_size, size=prefix)
-    r = rng.integers(1, vocab_size, size=length)
+    if distinct:
+        w = rng.choice(np.arange(1, vocab_size), size=prefix + length, replace=False)
+        p, r = w[:prefix], w[prefix:]
+    else:
+        p = rng.integers(1, vocab_size, size=prefix)
+        r = rng.integers(1, vocab_size, size=length)
     ids = np.concatenate([[gpt.BOS], p, r, r]).astype(np.int64)
     return ids, 1 + prefix
 

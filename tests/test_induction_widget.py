@@ -106,7 +106,7 @@ def test_the_models_words_are_listed_and_unknown_ones_named(ex):
     assert ex.last_error is None
     for w in ("'the'", "'sat'", "'mat'", "'quiet'", "'today'"):
         assert w in ex.message, ex.message
-    assert "Left out 10 unknown words (of 15 typed)" in ex.message
+    assert "Left out 10 different unknown words (15 words typed in all" in ex.message
     assert [ex.model.piece(i) for i in ex.run.ids[1:]] == ["cat", "dog", "owl"]
 
 
@@ -116,11 +116,37 @@ def test_the_hand_built_circuits_words_are_the_models():
     assert set(circuits.HAND_VOCAB[1:]) <= set(induction_explorer().vocabulary)
 
 
-def test_a_text_past_the_trained_range_says_so(ex):
+def test_the_note_follows_earlier_occurrences_past_55_not_the_length(ex):
     model = induction.load()
-    ids, _ = induction.repeated_ids(model.vocab_size, 25, 30, 7)  # to position 80
+    # a 12-word repeat at 41-52 and 53-64 copies fine: no note, no shading
+    ids, _ = induction.repeated_ids(model.vocab_size, 12, 40, 5, distinct=True)
     ex.text.value = " ".join(model.piece(i) for i in ids[1:])
-    assert ex.last_error is None and "past where the model holds" in ex.message
-    assert "lie past the trained range" in ex.alt and "positions 49-80" in ex.alt
+    assert ex.last_error is None and "stops looking one back" not in ex.message
+    assert len(ex.late) == 0 and "Shaded" not in ex.alt
+    # first copy at 49-60: its words at 55-60 are not copied (queries 67-72)
+    ids, _ = induction.repeated_ids(model.vocab_size, 12, 48, 5, distinct=True)
+    ex.text.value = " ".join(model.piece(i) for i in ids[1:])
+    assert "queries at positions 67-72" in ex.message and "not untrained" in ex.message
+    assert ex.late.tolist() == list(range(67, 73))
+    assert "predicted at positions 68-72" in ex.alt
     ex.text.value = "cat dog owl cat dog owl"
-    assert "past where" not in ex.message and "past the trained" not in ex.alt
+    assert "stops looking" not in ex.message and "Shaded" not in ex.alt
+
+
+def test_the_default_repeat_is_the_clean_stripe(ex):
+    ex.text.value = induction_explorer().text.value
+    words = ex.text.value.split()
+    assert len(words) == 40 and len(set(words)) == 30  # 20 + 10, all different
+    assert (ex.stripe >= 0).sum() == 10 and ex.message.count("Left out") == 0
+    assert max(ex.loss[31:]) < 1.0  # predicting the second copy: no spike
+
+
+def test_words_are_looked_up_lowercased_without_punctuation(ex):
+    ex.text.value = "Cat, DOG! owl. cat dog owl"
+    assert ex.last_error is None and "Left out" not in ex.message
+    assert [ex.model.piece(i) for i in ex.run.ids[1:]] == ["cat", "dog", "owl"] * 2
+
+
+def test_an_emoji_is_named_not_shown_as_a_bare_question_mark(ex):
+    ex.text.value = "cat \U0001f436 dog"
+    assert "DOG FACE" in ex.message and "2 different" not in ex.message

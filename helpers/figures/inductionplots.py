@@ -38,8 +38,30 @@ __all__ = [
     "phase_change",
 ]
 
-PREV_COLOUR, IND_COLOUR = "#1f77b4", "#d62728"
+#: One colour, one meaning, in every figure of lesson 13 (and its explorer
+#: and live monitor); each is also told by a line style, marker or hatch.
+SCHEME = {
+    "first copy": {"color": "0.45", "ls": "--", "marker": "o", "hatch": ".."},
+    "second copy": {"color": "#2ca02c", "ls": "-", "marker": "v", "hatch": ""},
+    "previous-token head": {"color": "#1f77b4", "ls": "-", "marker": "o"},
+    "induction head": {"color": "#d62728", "ls": "-", "marker": "s"},
+    "other head": {"color": "#9467bd", "ls": ":", "marker": "D"},
+    "whole model": {"color": "0.15", "ls": "-", "marker": ".", "hatch": ""},
+    "ablated": {"color": "#ff7f0e", "ls": "--", "marker": "x", "hatch": "////"},
+    "control": {"color": "0.45", "ls": ":", "marker": "x"},
+    "phase change": {"color": "0.3", "ls": ":"},
+    "recipe change": {"color": "black", "ls": "-."},
+}
+PREV_COLOUR = SCHEME["previous-token head"]["color"]
+IND_COLOUR = SCHEME["induction head"]["color"]
 HATCHES = ("", "////", "..", "xx")
+
+
+def line_style(role: str, **extra) -> dict:
+    """``plot`` keywords (colour, line style, marker) of a role of SCHEME."""
+    st = SCHEME[role]
+    return {"color": st["color"], "linestyle": st["ls"],
+            **({"marker": st["marker"]} if "marker" in st else {}), **extra}
 
 
 def _frame(ax, x, y, width=1.0, height=1.0):
@@ -57,11 +79,12 @@ def _figure(figsize) -> AttentionFigure:
 def _shade_copies(ax, start, length):
     """Shade the second copy (x = predicted token's position) and name both."""
     ax.axvspan(
-        start + length - 0.5, start + 2 * length - 0.5, color="#2ca02c", alpha=0.08
+        start + length - 0.5, start + 2 * length - 0.5,
+        color=SCHEME["second copy"]["color"], alpha=0.08
     )
     for x0, text, colour in (
         (start, "first copy", "#555555"),
-        (start + length, "second copy", "#2ca02c"),
+        (start + length, "second copy", "#1e7b1e"),
     ):
         ax.text(
             x0 + length / 2 - 0.5,
@@ -83,17 +106,11 @@ def copy_loss(
     loss of a uniform guess (``ln V``) as a dashed line."""
     fig = _figure((8.5, 3.4))
     ax = fig.add_subplot()
-    styles = ["-", "--", ":"]
+    roles = ["second copy", "control", "first copy"]  # the repeat: green
     for k, (label, y) in enumerate(curves.items()):
         y = np.asarray(y, dtype=float)
-        ax.plot(
-            np.arange(1, len(y) + 1),
-            y,
-            styles[k % 3],
-            marker=".",
-            label=label,
-            linewidth=1.6,
-        )
+        ax.plot(np.arange(1, len(y) + 1), y, label=label, linewidth=1.6,
+                markersize=4, **line_style(roles[k % 3]))
     if uniform is not None:
         ax.axhline(uniform, color="0.4", linewidth=1, linestyle="--")
         ax.text(
@@ -319,24 +336,27 @@ def phase_change(
     fig = _figure((9.0, 3.8))
     left, right = fig.subplots(1, 2)
     step = log["step"]
-    left.plot(step, log["copy1_loss"], color="0.45", ls="--", label="first copy")
-    left.plot(step, log["copy2_loss"], color="#2ca02c", label="second copy")
+    left.plot(step, log["copy1_loss"], label="first copy", markevery=8,
+              markersize=3, **line_style("first copy"))
+    left.plot(step, log["copy2_loss"], label="second copy", markevery=8,
+              markersize=3, **line_style("second copy"))
     left.set(xlabel="training step", ylabel="loss (nats)", title="Copy losses")
     left.set_ylim(0, 1.15 * max(np.nanmax(log["copy1_loss"]), chance.get("loss", 0)))
     lp, hp = prev_head
     li, hi = ind_head
     curves = [
-        (log[f"prev_{lp}_{hp}"], PREV_COLOUR, "-",
+        (log[f"prev_{lp}_{hp}"], "previous-token head",
          f"previous token, layer {lp} head {hp}"),
-        (log[f"pm_{li}_{hi}"], IND_COLOUR, "-",
+        (log[f"pm_{li}_{hi}"], "induction head",
          f"prefix matching, layer {li} head {hi}"),
     ]
     if other_head is not None:
         lo, ho = other_head
-        curves.append((log[f"pm_{lo}_{ho}"], IND_COLOUR, "--",
+        curves.append((log[f"pm_{lo}_{ho}"], "other head",
                        f"prefix matching, layer {lo} head {ho}"))
-    for y, colour, ls, label in curves:
-        right.plot(step, y, color=colour, ls=ls, label=label)
+    for y, role, label in curves:
+        right.plot(step, y, label=label, markevery=8, markersize=3.5,
+                   **line_style(role))
     right.set(
         xlabel="training step", ylabel="score", title="The heads' scores",
         ylim=(0, 1.05),
@@ -353,12 +373,13 @@ def phase_change(
         ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
     if step_of_change is not None:
         for ax in (left, right):
-            ax.axvline(step_of_change, color="0.3", linestyle=":", linewidth=1)
-        left.text(step_of_change, 0.03, f"step {step_of_change:,} ", fontsize=8,
+            ax.axvline(step_of_change, linewidth=1, **line_style("phase change"))
+        left.text(step_of_change, 0.03, f"phase change, step {step_of_change:,} ",
+                  fontsize=8,
                   color="0.3", ha="right", transform=left.get_xaxis_transform())
     if recipe_step is not None:
         for ax in (left, right):
-            ax.axvline(recipe_step, color="black", linestyle="-.", linewidth=1)
+            ax.axvline(recipe_step, linewidth=1, **line_style("recipe change"))
         left.text(recipe_step, 0.03, f" {recipe_step:,}: recipe changes",
                   fontsize=8, color="black", transform=left.get_xaxis_transform())
     left.legend(loc="center left", fontsize=8)
@@ -370,7 +391,7 @@ def phase_change(
                     ("second-copy loss", log["copy2_loss"])):
         text.append(f"{name} {alt.number(y[0])} at step 0, {alt.number(y[-1])} at "
                     f"the end;")
-    for y, _, _, label in curves:
+    for y, _, label in curves:
         text.append(f"{label}: {alt.number(y[0])} at step 0, {alt.number(y[-1])} "
                     "at the end;")
     if step_of_change is not None:
@@ -439,9 +460,10 @@ def dla_bars(names, values: dict, *, title="Direct logit attribution"):
     k = len(values)
     h = 0.8 / k
     for i, (label, v) in enumerate(values.items()):
+        st = SCHEME.get(label, {"color": f"C{i}", "hatch": HATCHES[i % len(HATCHES)]})
         ax.barh(np.arange(len(names)) + (i - (k - 1) / 2) * h, v, height=h,
-                label=label, hatch=HATCHES[i % len(HATCHES)], edgecolor="black",
-                linewidth=0.5)
+                label=label, color=st["color"], hatch=st.get("hatch", ""),
+                edgecolor="black", linewidth=0.5)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.axvline(0, color="0.3", linewidth=0.8)

@@ -13,26 +13,30 @@ button writes a new random sequence repeated twice, after 20 random words
 * the loss on every token, with the model whole and with the chosen head
   ablated (its output set to zero);
 * the most likely next words after the last word, with and without that
-  head (whole: plain blue; ablated: hatched orange, in both panels).
+  head (whole: plain near-black; ablated: hatched orange, in both panels;
+  the colours of lesson 13's one scheme, ``inductionplots.SCHEME``).
 
-The model was trained on 64-token texts; its induction head is a textbook
-one from about position 20 to about 55, and fails beyond: the message says
-when a text runs past it, and the loss panel marks the place.
+Typed words are looked up lowercased, without punctuation. The model was
+trained on 64-token texts; past about position 55 its layer-0 head learned
+to stop looking one back, so a word whose earlier occurrence sits at or
+after 55 is not copied: the message says so, and the loss panel shades the
+words it predicts for them (``induction_parts``).
 """
 
 from __future__ import annotations
 
-import ipywidgets as widgets
-import numpy as np
 import html
 
+import ipywidgets as widgets
+import numpy as np
 from matplotlib.collections import PatchCollection
 from matplotlib.legend_handler import HandlerTuple
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from helpers.figures import alt
-from helpers.widgets.base import Explorer, State, load_or_explain
+from helpers.figures.inductionplots import SCHEME
+from helpers.widgets import induction_parts as parts
+from helpers.widgets.base import Explorer, State
 from helpers.widgets.controls import fit_dropdown, text_width
 from helpers.widgets.engine import display_label
 from helpers.widgets.panels import Bars, FastHeatmap
@@ -42,35 +46,9 @@ MAX_SHOWN = 32  # tokens drawn (the model reads up to its context)
 TOP_SHOWN = 5  # next words in the bar panel
 BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩
 SEEN_COLOUR = "#d62728"  # a query label whose word came before
-WHOLE, ABLATED = "#1f77b4", "#ff7f0e"  # the model whole / the head ablated
-HOLDS = 55  # the induction head holds up to about this position (64-token training)
-NAMED = 10  # unknown words named in the message
-_REPEAT, _PREFIX = 10, 20  # the button's random text: 20 words, then 10 twice
-
-_model = None
-
-
-def _shared_model():
-    """``(model, "")`` or ``(None, why)``: ``helpers.induction.load()`` once."""
-    global _model
-    if _model is not None:
-        return _model, ""
-
-    def load():
-        from helpers import induction
-
-        return induction.load()
-
-    _model, why = load_or_explain(load, "Lesson 13's model", "safetensors tokenizers")
-    return _model, why
-
-
-def random_text(model, seed: int, length: int = _REPEAT, prefix: int = _PREFIX) -> str:
-    """``prefix`` random words, then ``length`` random words written twice."""
-    from helpers import induction
-
-    ids, _ = induction.repeated_ids(model.vocab_size, length, prefix, seed)
-    return " ".join(model.piece(i) for i in ids[1:])
+WHOLE, ABLATED = SCHEME["whole model"]["color"], SCHEME["ablated"]["color"]
+HOLDS = parts.HOLDS
+random_text = parts.random_text
 
 
 class _InductionExplorer(Explorer):
@@ -83,12 +61,12 @@ class _InductionExplorer(Explorer):
     #: of the induction stripe per shown query (-1: none); unknown: the words
     #: left out
     shows = {"run": None, "loss": None, "loss_ablated": None, "top": (),
-             "stripe": None, "unknown": ()}
+             "stripe": None, "unknown": (), "late": ()}
 
     def __init__(self, text, head):
         from helpers import induction
 
-        self.model, self.unavailable = _shared_model()
+        self.model, self.unavailable = parts.shared_model()
         self.induction_head, self.previous_heads = induction.copying_heads()
         n_layers = self.model.n_layers if self.model is not None else 2
         n_heads = self.model.n_heads if self.model is not None else 4
@@ -163,7 +141,7 @@ class _InductionExplorer(Explorer):
                                         zorder=0))
         art.beyond_text = art.text(0, 0.97, ax=la, ha="left", va="top", fontsize=7,
                                    transform=la.get_xaxis_transform(),
-                                   s=" past 55: untrained", color="0.2")
+                                   s="", color="0.2")
         art.loss_title = art.text(0.5, 1.22, ax=la, ha="center", va="bottom",
                                   fontsize=10)
         art.bars = Bars(art, [0.7, 0.12, 0.26, 0.27], rows=TOP_SHOWN, series=2,
@@ -183,19 +161,6 @@ class _InductionExplorer(Explorer):
                   loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False,
                   handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)})
 
-    def _read(self, text):
-        """Words -> ids: BOS first, unknown words left out (and listed)."""
-        words = str(text).split()
-        ids, unknown = [0], []
-        for w in words:
-            i = self.model.tokenizer.token_to_id(w)
-            if i is None or w == "<|endoftext|>":
-                if w not in unknown:
-                    unknown.append(w)
-            else:
-                ids.append(int(i))
-        return np.array(ids, dtype=np.int64), unknown
-
     def _compute(self):
         from helpers import induction
 
@@ -204,18 +169,10 @@ class _InductionExplorer(Explorer):
             return State(empty=True, placeholder="Lesson 13's model is not available",
                          notes=[self.unavailable])
         text = "" if self.text.value is None else str(self.text.value)
-        ids, unknown = self._read(text)
+        ids, unknown, typed = parts.read_words(self.model, text)
         notes = []
         if unknown:
-            shown = ", ".join(repr(display_label(w)[0]) for w in unknown[:NAMED])
-            more = (f" and {len(unknown) - NAMED} more" if len(unknown) > NAMED
-                    else "")
-            n_words = len(str(text).split())
-            notes.append(f"Left out {len(unknown)} unknown word"
-                         f"{'s' * (len(unknown) > 1)} (of {n_words} typed): "
-                         f"{shown}{more}. The model knows "
-                         f"{len(self.vocabulary)} words, listed under the "
-                         "picture.")
+            notes.append(parts.unknown_note(unknown, typed, len(self.vocabulary)))
         cap = self.model.context
         if len(ids) > cap:
             notes.append(f"The model reads at most {cap} tokens: the first "
@@ -235,13 +192,11 @@ class _InductionExplorer(Explorer):
         n = len(ids)
         shown = min(n, MAX_SHOWN)
         lo = n - shown
-        if shown < n:
-            notes.append(f"The pattern shows the last {shown} of {n} tokens "
-                         f"(positions {lo}-{n - 1}).")
-        if n - 1 > HOLDS:
-            notes.append(f"The text runs to position {n - 1}, past where the "
-                         "model holds: it trained on 64-token texts, and its "
-                         f"induction head works from about position 20 to {HOLDS}.")
+        # the pattern shows the last MAX_SHOWN tokens: its title and alt say
+        # which positions (no note: the default picture is clean)
+        late = parts.late_copies(ids)
+        if len(late):
+            notes.append(parts.late_note(late))
         stripe = induction.stripe_keys(ids)[lo:] - lo
         stripe[stripe < 0] = -1
         tokens = [self.model.piece(i) for i in ids[lo:]]
@@ -250,7 +205,7 @@ class _InductionExplorer(Explorer):
         A = run.attention[head[0], head[1], lo:, lo:]
         return State(tokens=tokens, labels=labels, weights=A, notes=notes, run=run,
                      loss=loss, loss_ablated=loss_ab, top=top, stripe=stripe,
-                     unknown=unknown, _head=head, _lo=lo)
+                     unknown=unknown, late=late, _head=head, _lo=lo)
 
     def _paint(self, art, s):
         data = np.array(s.weights, dtype=float)
@@ -272,13 +227,18 @@ class _InductionExplorer(Explorer):
         art.line_ablated.set_data(x, s.loss_ablated)
         art.loss_ax.set_xlim(0.5, n + 0.5)
         art.loss_ax.set_ylim(0, 10.0)
-        past = n > HOLDS  # the predicted positions past the trained range
+        past = len(s.late) > 0  # words whose earlier occurrence is at/after 55
         art.beyond.set_visible(past)
         art.beyond_text.set_visible(past)
-        if past:
-            art.beyond.set_x(HOLDS + 0.5)
-            art.beyond.set_width(n - HOLDS)
-            art.beyond_text.set_x(HOLDS + 0.5)
+        if past:  # x = the predicted word's position: query + 1
+            x0, x1 = s.late[0] + 0.5, min(s.late[-1] + 1.5, n + 0.5)
+            art.beyond.set_x(x0)
+            art.beyond.set_width(x1 - x0)
+            right = x0 > 0.55 * n  # the label inside the axes, never clipped
+            art.beyond_text.set_x(x1 if right else x0)
+            art.beyond_text.set_ha("right" if right else "left")
+            art.beyond_text.set_text(f"copies of words at {HOLDS}+ " if right
+                                     else f" copies of words at {HOLDS}+")
         text = "loss on each word"
         if n >= 2:
             text += (f": mean {np.mean(s.loss[1:]):.2f}, "
@@ -297,39 +257,8 @@ class _InductionExplorer(Explorer):
     def _describe(self, s) -> str:
         """Which query rows find their word earlier, the head's weight on the
         key after that occurrence, the loss whole and ablated, the next word,
-        and where the text leaves the trained range."""
-        name = self._picture_name()
-        if s.empty:
-            return f"{name}: empty. {s.placeholder}."
-        la, hd = s._head
-        lo, n = s._lo, len(s.run.ids)
-        rows = [q for q, k in enumerate(s.stripe) if k >= 0]
-        parts = [f"{name}: layer {la} head {hd} on {n} tokens"
-                 + (f" (pattern of positions {lo}-{n - 1})" if lo else "") + "."]
-        if rows:
-            w = np.array([s.weights[q, s.stripe[q]] for q in rows])
-            tops = [s.weights[q].argmax() == s.stripe[q] for q in rows]
-            first, last = rows[0] + lo, rows[-1] + lo
-            parts.append(
-                f"{len(rows)} query rows (positions {first}-{last}) find their "
-                f"word earlier; on the key after that occurrence the head puts "
-                f"{alt.number(w.mean())} on average (from {alt.number(w.min())} "
-                f"to {alt.number(w.max())}), its largest weight in {sum(tops)} "
-                f"of {len(rows)} rows.")
-        else:
-            parts.append("No word occurs twice: nothing to copy, no frames.")
-        loss, cut = np.asarray(s.loss), np.asarray(s.loss_ablated)
-        if len(loss) > 1:
-            parts.append(f"Mean loss {alt.number(loss[1:].mean())} nats whole, "
-                         f"{alt.number(cut[1:].mean())} with the head ablated.")
-        if s.top:
-            w, p, q = s.top[0]
-            parts.append(f"Most likely next word '{display_label(w)[0]}': "
-                         f"{alt.number(p)} whole, {alt.number(q)} ablated.")
-        if n - 1 > HOLDS:
-            parts.append(f"Positions {HOLDS + 1}-{n - 1} lie past the trained "
-                         f"range (the head holds to about {HOLDS}).")
-        return " ".join(parts)
+        and which copies lean on positions past the previous-token head."""
+        return parts.describe(s, self._picture_name())
 
     # -- the button ----------------------------------------------------------
     def _on_new(self, button=None):

@@ -26,15 +26,19 @@ from matplotlib.ticker import MaxNLocator
 
 from helpers import induction
 from helpers.figures.common import AttentionFigure
+from helpers.figures.inductionplots import line_style
 from helpers.models import gpt_training
 from helpers.widgets.access import make_access
 from helpers.widgets.base import mime_bundle
 
 __all__ = ["TrainingMonitor", "chance_levels", "describe", "train_live"]
 
-#: line styles (never colour alone): layer-0 heads solid, layer-1 heads dashed
-_HEAD_STYLE = {0: ("o", "-"), 1: ("s", "--")}
-_COLOURS = ("#1f77b4", "#d62728")
+#: the lesson's one colour scheme (inductionplots.SCHEME): the layer-0 head
+#: that scores highest on previous token is the previous-token head (blue,
+#: circles), the layer-1 head that scores highest on prefix matching the
+#: induction head (red, squares); the others are "other head" (purple,
+#: dotted, hollow), each also named in the legend
+_ROLE = {0: "previous-token head", 1: "induction head"}
 
 
 def chance_levels(vocab_size: int = 128, seeds=gpt_training.PROBE_SEEDS) -> dict:
@@ -133,11 +137,10 @@ class TrainingMonitor:
         step = [r["step"] for r in rows]
         left.plot(step[1:], [r["train_loss"] for r in rows[1:]], color="0.2",
                   linestyle="-", label="training loss")
-        left.plot(step, [r["copy1_loss"] for r in rows], color="0.45",
-                  linestyle="--", label="probes: first copy")
-        left.plot(step, [r["copy2_loss"] for r in rows], color="#2ca02c",
-                  linestyle="-", marker="v", markersize=3,
-                  label="probes: second copy")
+        left.plot(step, [r["copy1_loss"] for r in rows], markersize=3,
+                  label="probes: first copy", **line_style("first copy"))
+        left.plot(step, [r["copy2_loss"] for r in rows], markersize=3,
+                  label="probes: second copy", **line_style("second copy"))
         left.axhline(ch["loss"], color="0.5", linestyle=":", linewidth=1,
                      label=f"chance: uniform guess ({ch['loss']:.2f})")
         left.set(xlabel="training step", ylabel="loss (nats)", title="Losses",
@@ -145,12 +148,12 @@ class TrainingMonitor:
         left.legend(loc="lower left", fontsize=7)
         for layer, kind, name in ((0, "prev", "previous token"),
                                   (1, "pm", "prefix matching")):
-            marker, ls = _HEAD_STYLE[layer]
+            lead = int(np.argmax(rows[-1][kind][layer])) if rows else 0
             for h in range(rows[0][kind].shape[1] if rows else 2):
-                right.plot(step, [r[kind][layer, h] for r in rows],
-                           color=_COLOURS[h % 2], linestyle=ls, marker=marker,
-                           markersize=3, fillstyle="full" if h == 0 else "none",
-                           label=f"{name}, layer {layer} head {h}")
+                role = _ROLE[layer] if h == lead else "other head"
+                right.plot(step, [r[kind][layer, h] for r in rows], markersize=3,
+                           fillstyle="full" if h == lead else "none",
+                           label=f"{name}, layer {layer} head {h}", **line_style(role))
         right.axhline(ch["prev"], color="0.5", linestyle=":", linewidth=1,
                       label=f"chance: previous token ({ch['prev']:.2f})")
         right.axhline(ch["pm"], color="0.5", linestyle="-.", linewidth=1,
@@ -158,13 +161,13 @@ class TrainingMonitor:
         right.set(xlabel="training step", ylabel="score", ylim=(0, 1.05),
                   title="The heads' scores")
         right.legend(loc="upper left", fontsize=7)
-        marks = ((self.phase_change, "-", "phase change"),  # vertical, labelled
-                 (self.recipe_change, (0, (5, 2)), "repeats join in"))
-        for k, (at, ls, what) in enumerate(marks):
+        marks = ((self.phase_change, "phase change", "phase change"),  # labelled
+                 (self.recipe_change, "recipe change", "recipe changes"))
+        for k, (at, role, what) in enumerate(marks):
             if at is None or not 0 < at < self.n_steps:
                 continue
             for ax in (left, right):
-                ax.axvline(at, color="0.55", linestyle=ls, linewidth=0.8)
+                ax.axvline(at, linewidth=1, **line_style(role))
             left.text(at, 5.9 - 0.35 * k, f" {what}, step {at:,}", fontsize=7,
                       color="0.3", va="top")
         for ax in (left, right):
