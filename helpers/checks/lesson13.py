@@ -60,6 +60,12 @@ def _prefix_mistakes(A, start, L):
         "length - 1, or use .mean(axis=-1))": A[..., q, start + j + 1].sum(-1),
         "you took the largest weight over j: the score is their mean, "
         ".mean(axis=-1)": A[..., q, start + j + 1].max(-1),
+        "you took the median of the weights over j: the score is their mean, "
+        ".mean(axis=-1)": np.median(A[..., q, start + j + 1], axis=-1),
+        "you skipped j = 0: the first query of the second copy, start + "
+        "length, counts too (its key is start + 1); use j = 0 .. length - 2": A[
+            ..., q[1:], start + j[1:] + 1
+        ].mean(-1),
         "your indices start one early, at start - 1: the first copy's first "
         "token is at start, so the queries are start + length + j and the keys "
         "start + j + 1": A[..., q - 1, start + j].mean(-1),
@@ -107,11 +113,18 @@ def check_prefix_matching_score(fn, name):
         expected = induction.prefix_matching(A, start, L)
         if got.shape != expected.shape:
             if lead and got.size == 1:
+                one = float(got.reshape(()))
+                if np.isclose(one, expected[0], rtol=1e-6, atol=1e-9):
+                    why = ("you scored only the first head (A[0]): index the "
+                           "last two axes, A[..., rows, cols]")
+                elif np.isclose(one, expected.mean(), rtol=1e-6, atol=1e-9):
+                    why = "you averaged over the heads too"
+                else:
+                    why = "that is not one score per head"
                 raise _Fail(
                     f"For A of shape {A.shape} (3 heads) your {name} returned one "
-                    "number: you averaged over the heads too. Average over j only "
-                    "(the last index), so that each head gets its own score, shape "
-                    "(3,)."
+                    f"number: {why}. Average over j only (the last index), so "
+                    "that each head gets its own score, shape (3,)."
                 )
             raise _Fail(
                 f"For A of shape {A.shape} your {name} returned shape "
@@ -201,13 +214,13 @@ def check_induction_qk(fn, name):
             raise _Fail(
                 f"The token -> previous block is right (sharpness times the "
                 f"identity), but W_Q @ W_K.T also connects {named}. That extra "
-                f"term moves the attention: the second copy costs {loss:.2f} "
-                f"nats (the reference: {ref_loss:.2f}), prefix matching "
+                f"term moves the attention: the second copy costs {loss:.3f} "
+                f"nats (the reference: {ref_loss:.3f}), prefix matching "
                 f"{pm:.2f}. Leave every other block of W_Q and W_K at zero."
             )
         raise _Fail(
             f"The circuit runs, but on a repeated sequence the second copy "
-            f"costs {loss:.2f} nats (the reference: {ref_loss:.2f}) with a "
+            f"costs {loss:.3f} nats (the reference: {ref_loss:.3f}) with a "
             f"prefix-matching score of {pm:.2f}."
         )
     note = ""
@@ -286,6 +299,27 @@ def _qk_diagnosis(blocks, M, sharp, lay):
 
 
 # ------------------------------------------------- stretch: ablate and measure ---
+class _Guarded:
+    """The model, as the learner's function sees it: ``run(ids, ablate=...)``
+    names the usual slip, ``ablate=head`` (a bare pair, no braces), instead
+    of the generic TypeError it would raise."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def __getattr__(self, key):
+        return getattr(self._model, key)
+
+    def run(self, ids, ablate=None, **kwargs):
+        if (isinstance(ablate, tuple | list) and len(ablate) == 2
+                and all(isinstance(x, int | np.integer) for x in ablate)):
+            la, hd = (int(x) for x in ablate)
+            raise TypeError(
+                f"ablate takes a set of (layer, head) pairs: ablate={{({la}, "
+                f"{hd})}}, with braces; ablate=({la}, {hd}) is a bare pair")
+        return self._model.run(ids, ablate=ablate, **kwargs)
+
+
 @_checker("the ablation ratio")
 def check_ablation_ratio(fn, name):
     """Check ``fn(model, ids, start, length, head)``: the second copy's mean
@@ -304,7 +338,7 @@ def check_ablation_ratio(fn, name):
             fn,
             name,
             ("model", "ids", "start", "length", "head"),
-            model,
+            _Guarded(model),
             ids,
             start,
             L,
@@ -371,6 +405,21 @@ def check_ablation_ratio(fn, name):
                 / base[start + L - 1 : start + 2 * L - 1].mean(),
                 "you included the second copy's first token, which no model can "
                 "predict (it is random): start the slice at start + length",
+            ),
+        ]
+        tries += [
+            (
+                cut[start + L - 1 : start + 2 * L - 2].mean()
+                / base[start + L - 1 : start + 2 * L - 2].mean(),
+                "your slice starts one token early, at start + length - 1, and "
+                "so ends one early too: loss[t] predicts token t + 1, so the "
+                "second copy's tokens after its first are loss[start + length : "
+                "start + 2 * length - 1]",
+            ),
+            (
+                c2 / c1,
+                "that is the ablated run's second copy over its own first copy; "
+                "divide the ablated second copy by the INTACT second copy",
             ),
         ]
         if swapped is not None:

@@ -65,6 +65,13 @@ def _j(L):
         (lambda A, s, L: A[..., s + L + _j(L) + 1, s + _j(L) + 1].mean(-1),
          "one late"),
         (lambda A, s, L: A[s + L + _j(L), s + _j(L) + 1].mean(-1), "A[..., rows"),
+        (lambda A, s, L: np.median(A[..., s + L + _j(L), s + _j(L) + 1], axis=-1),
+         "median"),
+        (lambda A, s, L: A[..., s + L + _j(L)[1:], s + _j(L)[1:] + 1].mean(-1),
+         "skipped j = 0"),
+        (lambda A, s, L: A.reshape(-1, *A.shape[-2:])[0][s + L + _j(L),
+                                                         s + _j(L) + 1].mean(),
+         "only the first head"),
     ],
 )
 def test_prefix_matching_names_the_mistake(fn, words, capsys):
@@ -176,14 +183,18 @@ def test_prefix_matching_accepts_a_loop_and_float32(capsys):
 # --- stretch: the ablation ratio ------------------------------------------------------
 def _ratio(
     first_copy=False, inverted=False, difference=False, with_first=False, swapped=False,
-    log=False, whole_text=False, per_token=False, layer=False,
+    log=False, whole_text=False, per_token=False, layer=False, early=False,
+    own_first=False, bare=False,
 ):
     def ablation_ratio(model, ids, start, length, head):
         cut = {(head[1], head[0])} if swapped else {head}
         if layer:
             cut = {(head[0], h) for h in range(model.n_heads)}
-        a = model.run(ids, ablate=cut).loss_per_position()
+        a = model.run(ids, ablate=head if bare else cut).loss_per_position()
         b = model.run(ids).loss_per_position()
+        if own_first:
+            return (a[start + length : start + 2 * length - 1].mean()
+                    / a[start : start + length - 1].mean())
         if whole_text:
             return a.mean() / b.mean()
         if per_token:
@@ -196,6 +207,8 @@ def _ratio(
             lo, hi = start, start + length - 1
         elif with_first:
             lo, hi = start + length - 1, start + 2 * length - 1
+        elif early:
+            lo, hi = start + length - 1, start + 2 * length - 2
         else:
             lo, hi = start + length, start + 2 * length - 1
         x, y = a[lo:hi].mean(), b[lo:hi].mean()
@@ -218,6 +231,9 @@ def _ratio(
         ({"whole_text": True}, "whole text"),
         ({"per_token": True}, "per-token ratios"),
         ({"layer": True}, "every head of the layer"),
+        ({"early": True}, "one token early"),
+        ({"own_first": True}, "its own first copy"),
+        ({"bare": True}, "ablate={(1, 0)}"),
     ],
 )
 def test_ablation_ratio_names_the_mistake(kw, words, capsys):
