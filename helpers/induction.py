@@ -317,6 +317,49 @@ def path_ablation(model: gpt.GPT, ids, writer=(0, 0), paths="K", reader: int = 1
                    hidden=np.stack(hidden))
 
 
+def head_output(model: gpt.GPT, ids, head) -> np.ndarray:
+    """Head ``(layer, head)``'s output on ``ids``: ``(n, d_head)``, what it
+    hands to ``attn.c_proj`` (zero-ablation sets this to 0)."""
+    return _replaced_run(model, ids, head, None)[1]
+
+
+def mean_ablation(model: gpt.GPT, ids, head, texts):
+    """Run ``ids`` with head ``(layer, head)``'s output replaced by its mean
+    over ``texts`` (position by position; each text as long as ``ids``), not
+    by zero: the head still writes what it writes on average, only not what
+    it found in this text. Returns the :class:`helpers.models.gpt.Run`."""
+    mean = np.mean([head_output(model, t, head) for t in texts], axis=0)
+    return _replaced_run(model, ids, head, mean)[0]
+
+
+def _replaced_run(model, ids, head, value):
+    """``(run, output)``: the forward pass with head ``head``'s output
+    replaced by ``value`` ``(n, d_head)`` (None: left as it is), and the
+    head's own output before any replacement."""
+    from helpers.attention import causal_mask, scaled_dot_product_attention
+
+    ids = np.asarray(ids, dtype=np.int64)
+    n, (hl, hh) = len(ids), head
+    mask = causal_mask(n)
+    h = model.wte[ids] + model.wpe[:n]
+    hidden, attention, own = [h], [], None
+    for layer in range(len(model.blocks)):
+        q, k, v = model.qkv(layer, h)
+        out, A = scaled_dot_product_attention(q, k, v, mask=mask)
+        attention.append(A)
+        if layer == hl:
+            own = out[hh].copy()
+            if value is not None:
+                out = out.copy()
+                out[hh] = value
+        h = model.finish(layer, h, out)
+        hidden.append(h)
+    run = gpt.Run(ids=ids, tokens=[model.piece(i) for i in ids],
+                  logits=model.unembed(h), attention=np.stack(attention),
+                  hidden=np.stack(hidden))
+    return run, own
+
+
 # -- the induction head's circuits, read from the weights ----------------------------
 def _token_inputs(model: gpt.GPT, layer: int, written=None) -> np.ndarray:
     """``(vocab, d_model)``: each token's embedding (plus the mean position of

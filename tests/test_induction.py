@@ -333,3 +333,24 @@ def test_the_model_learns_in_context_on_unseen_texts(model):
     texts = [induction.markov_text(model.vocab_size, 64, 900000 + s) for s in range(60)]
     losses = np.array([model.run(t).loss_per_position() for t in texts])
     assert induction.icl_score(losses) < -0.8
+
+
+def test_repeated_ids_distinct_draws_every_word_once():
+    for seed in range(20):
+        ids, start = induction.repeated_ids(128, 12, 20, seed, distinct=True)
+        words = ids[1:start + 12]
+        assert len(set(words.tolist())) == 32 and words.min() >= 1
+        assert np.array_equal(ids[start:start + 12], ids[start + 12:])
+
+
+def test_mean_ablation_is_the_run_itself_with_the_heads_own_output():
+    model = induction.load()
+    ids, _ = induction.repeated_ids(model.vocab_size, 8, 10, 3)
+    # the mean over one text, the text itself: nothing changes
+    same = induction.mean_ablation(model, ids, (1, 0), [ids])
+    assert np.allclose(same.logits, model.run(ids).logits)
+    # zero output is zero-ablation
+    nothing = np.zeros((len(ids), model.d_head))
+    zero = induction._replaced_run(model, ids, (1, 0), nothing)[0]
+    assert np.allclose(zero.logits, model.run(ids, ablate={(1, 0)}).logits)
+    assert induction.head_output(model, ids, (1, 0)).shape == (len(ids), model.d_head)

@@ -150,7 +150,8 @@ def _bounds(ax, edges, n_rows, n_cols, vertical=True, horizontal=True):
             ax.axhline(e - 0.5, color="white", linewidth=0.8)
 
 
-def circuit_weights(W: dict, *, title="Every weight of the hand-built circuit"):
+def circuit_weights(W: dict, *,
+                    title="The eight attention matrices of the hand-built circuit"):
     """The eight matrices of :func:`helpers.circuits.build_circuit`, each drawn
     with its ``d_model`` side cut into the four subspaces (token, position,
     previous, output), each on its own scale from 0 (dark) to its largest
@@ -188,7 +189,8 @@ def circuit_weights(W: dict, *, title="Every weight of the hand-built circuit"):
         ax.set_xticks(mids, ["token", "position", "previous", "output"], fontsize=8)
     fig.suptitle(title + " (dark = 0)")
     tops = {k: float(np.abs(W[k]).max()) for k, _ in names}
-    fig.alt = (f"{title}: eight matrices, each cut into the token, position, "
+    fig.alt = (f"{title} (the embedding and the unembedding W_U are not drawn): "
+               "each is cut into the token, position, "
                "previous and output blocks of the residual stream. Layer 0: W_Q0 "
                f"reads the position (largest entry {alt.number(tops['W_Q0'])}), W_K0 "
                "the position shifted by one, W_V0 the token, W_O0 writes into "

@@ -25,8 +25,9 @@ pattern, and the heads are named afterwards, by measurement.
 
 The data (:func:`markov_windows`, :func:`repeat_window`): in-context Markov
 chains, each window a walk on a small random alphabet arranged in a cycle,
-so that only a head that finds the current word earlier and reads what came
-after it predicts well; after the phase change, plain repeats join in.
+so that a head that finds the current word earlier and reads what came
+after it helps most (the word before it says something too); after the phase
+change, plain repeats join in.
 :data:`RECIPE` is the live recipe: it grows a previous-token head in layer 0
 and an induction head in layer 1 (data/README.md, induction/, numpy pilots).
 """
