@@ -23,7 +23,6 @@ still two names (their drawn labels are made distinct, ``?? (2)``).
 
 from __future__ import annotations
 
-import re
 
 import ipywidgets as widgets
 import numpy as np
@@ -32,12 +31,11 @@ from helpers import recall as R
 from helpers.widgets.base import Explorer, State
 from helpers.widgets.controls import fit_dropdown
 from helpers.widgets.engine import _has_glyph, display_label
+from helpers.widgets.memory_parts import (D, MAX_N, _clamp, _filler,
+                                          _labels, _vectors, read_facts)
 from helpers.widgets.panels import Bars, FastHeatmap
 
-D = 16  # d_k = d_v of every memory here
-MAX_N = 64  # facts in the context
 MAX_BARS = 24  # names shown in the bar panel
-MAX_TEXT = 2000  # characters of typed facts read
 GATE = 0.9
 MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
                   ("linear attention (S = sum of k^T v)", "linear"),
@@ -46,75 +44,10 @@ MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
 DEFAULT_FACTS = "Ada=3, Ben=7, Cleo=12, Ada=9"
 OK, FAIL = ("\u2713", "\u2717") if _has_glyph("\u2713") and _has_glyph("\u2717") \
     else ("ok", "X")
-_SPLIT = re.compile(r"[,;\n]+")
-_FACT = re.compile(r"^\s*(.+?)\s*(?:=|->|\u2192|:)\s*(.+?)\s*$")
 #: Squared distances closer than this are a tie. Larger than recall's own
 #: tolerance: softmax attention gives the other facts' keys weights of about
 #: e^-15, which move a name-written-twice's two distances apart by ~1e-7.
 TIE_TOL = 1e-6
-
-
-def _clamp(value, low, high, default):
-    try:
-        v = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(max(v, low), high)
-
-
-def read_facts(text):
-    """``"Ada=3, Ben=7"`` -> ([("Ada", "3"), ("Ben", "7")], notes). Pieces
-    are split at commas, semicolons and new lines; each is ``name = room``
-    (or ``->``, ``→``, ``:``); what cannot be read is named in a note."""
-    text = "" if text is None else str(text)
-    notes = []
-    if len(text) > MAX_TEXT:
-        notes.append(f"Read the first {MAX_TEXT:,} characters only.")
-        text = text[:MAX_TEXT]
-    facts, unread = [], []
-    for piece in _SPLIT.split(text):
-        if not piece.strip():
-            continue
-        m = _FACT.match(piece)
-        if not m:
-            unread.append(piece.strip())
-            continue
-        facts.append((m.group(1).strip() or "?", m.group(2).strip() or "?"))
-    if unread:
-        shown = ", ".join(repr(display_label(u, 12)[0]) for u in unread[:3])
-        more = f" and {len(unread) - 3} more" if len(unread) > 3 else ""
-        notes.append(f"Could not read {shown}{more} as a fact: write name=room.")
-    if len(facts) > MAX_N:
-        notes.append(f"Kept the first {MAX_N} of {len(facts)} facts typed.")
-        facts = facts[:MAX_N]
-    return facts, notes
-
-
-def _labels(texts):
-    """{text: a drawable label}, distinct for distinct texts (``display_label``
-    draws characters the font lacks as ``?``: 名前 and 日本 would both be
-    ``??``; the second becomes ``?? (2)``)."""
-    out, seen = {}, {}
-    for t in dict.fromkeys(texts):
-        label = display_label(t)[0].strip() or "?"
-        seen[label] = seen.get(label, 0) + 1
-        out[t] = label if seen[label] == 1 else f"{label} ({seen[label]})"
-    return out
-
-
-def _filler(used, k, seed):
-    """``k`` random readable facts with names not in ``used``."""
-    rng = np.random.default_rng(seed)
-    names = [n for n in R.NAMES if n not in used]
-    order = rng.permutation(len(names))[:k]
-    return [(names[i], str(int(r))) for i, r in zip(order, rng.integers(1, 100, k))]
-
-
-def _vectors(labels, seed):
-    """One seeded unit vector per distinct label, in order of appearance."""
-    distinct = list(dict.fromkeys(labels))
-    table = dict(zip(distinct, R.unit_vectors(max(len(distinct), 1), D, seed)))
-    return distinct, np.array([table[x] for x in labels]).reshape(len(labels), D), table
 
 
 class _MemoryExplorer(Explorer):
