@@ -88,7 +88,6 @@ RECIPE = {
 #: How often the training loop looks for the phase change (probes), in steps.
 CHECK_EVERY = 250
 
-
 # -- the model --------------------------------------------------------------------
 def init_params(config=None, seed: int = 0, dtype=np.float32,
                 wpe_std: float = 0.01) -> dict:
