@@ -27,6 +27,9 @@ __all__ = ["elu_plus_one", "linear_attention", "linear_attention_recurrent",
 
 
 def _as_float(x, name: str) -> np.ndarray:
+    """Return ``x`` as a floating array (integers become float64); a clear
+    ``ValueError`` naming ``name`` for booleans, strings, objects or complex
+    numbers. :mod:`helpers.attention` uses this one too."""
     arr = np.asarray(x)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype}")

@@ -136,6 +136,29 @@ def make_access(alt: str = ""):
     return None if cls is None else cls(alt=alt)
 
 
+def live_monitor_parts(monitor) -> None:
+    """Give a live training monitor (lessons 09 and 13) its parts, as
+    attributes: ``.bar`` (a progress bar up to ``monitor.n_steps``),
+    ``.label``, ``.image`` (the live picture), ``.access`` (this module's
+    widget: the picture's alt text, keys kept in the box; None without
+    anywidget), ``.widget`` (the box to display) and ``._handles``."""
+    import ipywidgets as widgets
+
+    monitor.bar = widgets.IntProgress(value=0, min=0, max=monitor.n_steps,
+                                      description="step 0")
+    monitor.label = widgets.Label("not started")
+    monitor.image = widgets.Image(format="png")
+    monitor.image.add_class("attn-picture")
+    monitor.access = make_access()
+    extra = () if monitor.access is None else (monitor.access,)
+    if monitor.access is not None:
+        monitor.access.layout.display = "none"
+    monitor.widget = widgets.VBox([widgets.HBox([monitor.bar, monitor.label]),
+                                   monitor.image, *extra])
+    monitor.widget.add_class("attn-explorer")
+    monitor._handles = []
+
+
 _CLASS = []
 
 

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from helpers import lexicon, style, tinymodel
 from helpers.figures import alt as alt_text
-from helpers.widgets.access import make_access
+from helpers.widgets.access import live_monitor_parts
 from helpers.widgets.base import SentenceExplorer, State, _empty_state, mime_bundle
 from helpers.widgets.engine import display_label
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
@@ -187,20 +187,7 @@ class TrainingMonitor:
         self.redraw_every = max(1, int(redraw_every))
         self.n_steps = int(steps)
         self.steps, self.losses = [], []
-        self.bar = widgets.IntProgress(value=0, min=0, max=self.n_steps,
-                                       description="step 0")
-        self.label = widgets.Label("not started")
-        self.image = widgets.Image(format="png")
-        self.image.add_class("attn-picture")
-        # the live picture's alt text and keys kept in the box (access.py)
-        self.access = make_access()
-        extra = () if self.access is None else (self.access,)
-        if self.access is not None:
-            self.access.layout.display = "none"
-        self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]),
-                                    self.image, *extra])
-        self.widget.add_class("attn-explorer")
-        self._handles = []
+        live_monitor_parts(self)
         self._draw()
 
     def update(self, step, loss, params=None):

@@ -28,7 +28,7 @@ from helpers import induction
 from helpers.figures.common import AttentionFigure
 from helpers.figures.inductionplots import line_style
 from helpers.models import gpt_training
-from helpers.widgets.access import make_access
+from helpers.widgets.access import live_monitor_parts
 from helpers.widgets.base import mime_bundle
 
 __all__ = ["TrainingMonitor", "chance_levels", "describe", "train_live"]
@@ -94,20 +94,7 @@ class TrainingMonitor:
         self.recipe_change, self.phase_change = recipe_change, None
         self.chance = chance_levels(vocab_size)
         self.rows, self.draws, self.figure, self.png = [], 0, None, b""
-        self.bar = widgets.IntProgress(value=0, min=0, max=self.n_steps,
-                                       description="step 0")
-        self.label = widgets.Label("not started")
-        self.image = widgets.Image(format="png")
-        self.image.add_class("attn-picture")
-        # the live picture's alt text and keys kept in the box (access.py)
-        self.access = make_access()
-        extra = () if self.access is None else (self.access,)
-        if self.access is not None:
-            self.access.layout.display = "none"
-        self.widget = widgets.VBox([widgets.HBox([self.bar, self.label]),
-                                    self.image, *extra])
-        self.widget.add_class("attn-explorer")
-        self._handles = []
+        live_monitor_parts(self)
         self.alt = describe(None, self.n_steps)
         self._draw()
 

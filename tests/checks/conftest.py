@@ -34,6 +34,19 @@ def run(checker, fn, capsys):
     return result, said(out.out)
 
 
+def verdict(checker, fn, capsys, **kw):
+    """Run a checker as :func:`run` does (``kw`` passed on); it prints
+    exactly one message. Returns (result, that message)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = checker(fn, **kw)
+    out = capsys.readouterr()
+    assert out.err == "", out.err
+    printed = said(out.out)
+    assert printed.count("\n") == 1, printed
+    return result, printed
+
+
 def assert_success(checker, fn, capsys):
     result, printed = run(checker, fn, capsys)
     assert result is True, printed

@@ -11,22 +11,10 @@ from helpers import checks, pretrained
 from helpers.attention import scaled_dot_product_attention, softmax
 from tools.solutions import lesson10
 
+from .conftest import verdict as _verdict
+
 needs_model = pytest.mark.skipif(not model_available(),
                                  reason="no offline copy of all-MiniLM-L6-v2")
-
-
-def said(text: str) -> str:
-    """A checker's printed message as one line per message (the checkers
-    break their lines between words, ``helpers.checks._core.LINE_CHARS``)."""
-    return " ".join(text.split()) + ("\n" if text.endswith("\n") else "")
-
-
-
-def _verdict(checker, fn, capsys, **kw):
-    result = checker(fn, **kw)
-    out = said(capsys.readouterr().out)
-    assert out.count("\n") == 1, out
-    return result, out
 
 
 # --- warm-up: the number of attention weights ----------------------------------

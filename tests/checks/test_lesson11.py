@@ -5,7 +5,6 @@ and nothing raises (the solutions also run in test_solutions.py)."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -14,27 +13,12 @@ from helpers import checks, gpt
 from helpers.attention import scaled_dot_product_attention, softmax
 from tools.solutions import lesson11
 
+from .conftest import verdict as _verdict
+
 needs_gpt = pytest.mark.skipif(not (gpt.FOLDER / "model.safetensors").is_file(),
                                reason="no trained small GPT in data/gpt/")
 CHECKERS = [checks.check_next_token_loss, checks.check_decode_step,
             checks.check_top_k_sample]
-
-
-def said(text: str) -> str:
-    """A checker's printed message as one line per message (the checkers
-    break their lines between words, ``helpers.checks._core.LINE_CHARS``)."""
-    return " ".join(text.split()) + ("\n" if text.endswith("\n") else "")
-
-
-
-def _verdict(checker, fn, capsys, **kw):
-    """Run a checker: it must not raise or warn, and prints exactly one line."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        result = checker(fn, **kw)
-    out = capsys.readouterr()
-    assert out.err == "" and said(out.out).count("\n") == 1, out
-    return result, said(out.out)
 
 
 def _diagnosis(checker, fn, capsys, words, **kw):

@@ -10,19 +10,8 @@ from helpers import checks
 from helpers.attention import causal_mask, rope, scaled_dot_product_attention, softmax
 from tools.solutions import lesson12
 
-
-def said(text: str) -> str:
-    """A checker's printed message as one line per message (the checkers
-    break their lines between words, ``helpers.checks._core.LINE_CHARS``)."""
-    return " ".join(text.split()) + ("\n" if text.endswith("\n") else "")
-
-
-
-def _verdict(checker, fn, capsys):
-    result = checker(fn)
-    out = said(capsys.readouterr().out)
-    assert out.count("\n") == 1, out
-    return result, out
+from .conftest import said
+from .conftest import verdict as _verdict
 
 
 def test_the_solutions_pass(capsys):

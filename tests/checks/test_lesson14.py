@@ -11,16 +11,8 @@ from helpers.checks.lesson14 import (HYBRID_CASES, hybrid_mistakes,
                                      reference_hybrid_bytes)
 from tools.solutions import lesson14
 
-
-def said(text: str) -> str:
-    return " ".join(text.split()) + ("\n" if text.endswith("\n") else "")
-
-
-def _verdict(checker, fn, capsys):
-    result = checker(fn)
-    out = said(capsys.readouterr().out)
-    assert out.count("\n") == 1, out
-    return result, out
+from .conftest import said
+from .conftest import verdict as _verdict
 
 
 def test_the_solutions_pass(capsys):
