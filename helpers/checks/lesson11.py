@@ -299,10 +299,12 @@ def _step_call(fn, name, model, token, pos, cache):
                     + (f" of length {len(new)}" if isinstance(new, (list, tuple))
                        else "") + ".")
     want = (model.n_heads, pos + 1, model.d_head)
+    arrays = []  # the new cache as arrays (nested lists are accepted too)
     for layer, pair in enumerate(new):
         if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
             raise _Fail(f"new_cache[{layer}] should be a pair (K, V).")
         K, V = (np.asarray(a) for a in pair)
+        arrays.append((K, V))
         K0, V0 = cache[layer]
         if K.shape == K0.shape and np.array_equal(K, K0):
             raise _Fail(f"The cache did not grow: new_cache[{layer}] is the cache "
@@ -330,7 +332,7 @@ def _step_call(fn, name, model, token, pos, cache):
             raise _Fail(f"new_cache[{layer}] changed the cached rows: the keys and "
                         "values of earlier tokens never change (they cannot see "
                         "the new one). Append the new row after them.")
-    return logits.astype(np.float64), new
+    return logits.astype(np.float64), arrays
 
 
 def check_decode_step(fn, model=None) -> bool:
