@@ -37,7 +37,8 @@ NAMES = (
 MEMORIES = ("softmax", "linear", "linear elu+1", "delta")
 #: Softmax's scale here: a sharp head, as a trained head with large q . k
 #: would be. With unit keys lesson 04's 1 / sqrt(d_k) = 0.25 recalls only
-#: 0.46 / 0.21 / 0.10 at N = 4 / 8 / 16, and scale 1 0.96 / 0.80 / 0.42.
+#: 0.47 / 0.21 / 0.10 at N = 4 / 8 / 16, and scale 1 0.95 / 0.80 / 0.42
+#: (``recall_curve("softmax", Ns, scale=...)``, 50 contexts each).
 SOFTMAX_SCALE = 30.0
 
 
@@ -58,13 +59,15 @@ def facts(N: int, d_k: int = 16, d_v: int = 16, seed: int = 0):
             unit_vectors(N, d_v, seed + 2))
 
 
-def read_back(memory: str, K, V, Q, beta=1.0, alpha=None):
+def read_back(memory: str, K, V, Q, beta=1.0, alpha=None, scale=SOFTMAX_SCALE):
     """What ``memory`` returns for the queries ``Q`` (m, d_k) after storing the
     pairs ``K`` (N, d_k) -> ``V`` (N, d_v) in order; also the state it holds
-    ((N, d_k + d_v) numbers for softmax: the cache itself)."""
+    ((N, d_k + d_v) numbers for softmax: the cache itself). ``scale``
+    multiplies softmax's scores (``1 / sqrt(d_k)`` is lesson 04's);
+    ``beta`` and ``alpha`` are the delta rule's."""
     K, V, Q = (np.asarray(a, dtype=float) for a in (K, V, Q))
     if memory == "softmax":
-        return scaled_dot_product_attention(Q, K, V, scale=SOFTMAX_SCALE)[0], \
+        return scaled_dot_product_attention(Q, K, V, scale=scale)[0], \
             np.hstack([K, V])
     if memory == "linear":
         S = K.T @ V
