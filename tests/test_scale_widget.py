@@ -263,3 +263,11 @@ def test_a_first_allowed_key_is_not_counted_as_a_rescaling(explorer):
     assert said in explorer.message and "the max rose in 3 rows" in explorer.message
     assert "max rose in 9 rows" not in explorer.message
     assert said in explorer.alt and "the max rose in 3 rows" in explorer.alt
+
+
+def test_one_row_reading_its_first_allowed_key_is_singular(explorer):
+    # n 2, blocks of 1, window 1: block 2 (key 1) is row 1's first allowed key
+    explorer.n.value, explorer.block.value, explorer.window.value = 2, 1, 1
+    explorer.step.value = 2
+    assert explorer.first_read == 1
+    assert "first allowed key read in 1 row (its max was -inf" in explorer.message

@@ -374,8 +374,10 @@ def check_online_softmax_step(fn, name):
 # ------------------------------------------- stretch: RoPE on Q and K ---
 
 
-def _rotate(X, theta, pairs="adjacent", sign=1.0):
-    """Rotate rows at positions 0..n-1 by ``position * theta`` per pair."""
+def _rotate(X, theta, pairs="adjacent", sign=1.0, overwrite=False):
+    """Rotate rows at positions 0..n-1 by ``position * theta`` per pair;
+    ``overwrite``: the slip of computing the pair's second member from the
+    first one's *new* value."""
     n, d = X.shape
     angle = sign * np.arange(n)[:, None] * theta[None, :]
     c, s = np.cos(angle), np.sin(angle)
@@ -385,7 +387,7 @@ def _rotate(X, theta, pairs="adjacent", sign=1.0):
         i, j = np.arange(d // 2), np.arange(d // 2, d)
     out = np.array(X, dtype=float)
     out[:, i] = X[:, i] * c - X[:, j] * s
-    out[:, j] = X[:, i] * s + X[:, j] * c
+    out[:, j] = (out if overwrite else X)[:, i] * s + X[:, j] * c
     return out
 
 
@@ -479,6 +481,11 @@ def check_rope_attention(fn, name):
             (att(_rotate(Q, theta, sign=-1), _rotate(K, theta, sign=-1)),
              "you rotated the wrong way: the first of a pair becomes x cos - y "
              "sin, the second x sin + y cos"),
+            (att(_rotate(Q, theta, overwrite=True), _rotate(K, theta, overwrite=True)),
+             "the second member of each pair was computed from the first one's "
+             "new value: you overwrote x before computing y. Compute both from "
+             "the old pair, x_new = x cos - y sin and y_new = x sin + y cos "
+             "(keep copies, or write into a new array)"),
             (want_w.T, "your weights are transposed: rows are queries"),
             (att(Q, K, mask=causal), "nothing is rotated, and you added a causal "
              "mask: rotate Q and K with rope before the scores, and attend to every "

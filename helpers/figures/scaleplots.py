@@ -127,7 +127,7 @@ def sink_heads(full, window, losses, *, chance_full, chance_window,
     low = min([low] + ([float(full_loss)] if full_loss is not None else []))
     start = round(max(0.0, low - 0.3), 1)
     axes[2].set_xlim(start, (max(values) if values else 1.0) + 0.3)
-    xlabel = "loss of queries 64-126 (nats per token"
+    xlabel = "loss of queries 64-126\n(nats per token"
     axes[2].set(xlabel=xlabel + (")" if start == 0 else f"; axis from {start:g})"),
                 title=f"window 32, {kept} kept where?")
     fig.suptitle(f"Attention sinks in lesson 11's GPT: the weight on {kept}, "

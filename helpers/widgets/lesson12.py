@@ -120,8 +120,9 @@ class _TilingExplorer(Explorer):
                      + ("sum and output were" if rose == 1 else "sums and outputs were")
                      + " rescaled by exp(m_old - m_new).")
             if first:
-                risen = (f"first allowed key read in {_plural(first, 'row')} (their "
-                         f"max was -inf: nothing to rescale); " + risen)
+                risen = (f"first allowed key read in {_plural(first, 'row')} "
+                         f"({'its' if first == 1 else 'their'} max was -inf: "
+                         "nothing to rescale); " + risen)
             if k < n_blocks:
                 notes.append(f"Block {k} of {n_blocks} ({keys}): {risen}")
             elif n_blocks == 1:

@@ -338,3 +338,21 @@ def test_stubs_are_not_done_yet(capsys):
     for checker in lesson12.CHECKERS.values():
         assert getattr(checks, checker)(stub) is False
         assert said(capsys.readouterr().out).startswith("Not done yet:")
+
+
+def test_rope_pair_overwritten_in_place_is_named(capsys):
+    """A classic slip: x is overwritten before y is computed from it."""
+    def rope_attention(Q, K, V, base=10000.0):
+        def turn(X):
+            X = np.array(X, dtype=float)
+            n, d = X.shape
+            theta = base ** (-np.arange(0, d, 2) / d)
+            angle = np.arange(n)[:, None] * theta
+            c, s = np.cos(angle), np.sin(angle)
+            X[:, 0::2] = X[:, 0::2] * c - X[:, 1::2] * s
+            X[:, 1::2] = X[:, 0::2] * s + X[:, 1::2] * c   # uses the new x
+            return X
+        return scaled_dot_product_attention(turn(Q), turn(K), V)
+
+    result, out = _verdict(checks.check_rope_attention, rope_attention, capsys)
+    assert result is False and "overwrote x before computing y" in out, out
