@@ -189,3 +189,37 @@ def test_delta_success_tells_the_overwrite(capsys):
 ])
 def test_delta_step_near_misses_are_right(fn, capsys):
     assert checks.check_delta_step(fn) is True, capsys.readouterr().out
+
+
+# --- the cold read's slips: each message names the mistake made ---------------
+
+
+def test_delta_step_in_place_is_named_in_this_exercises_words(capsys):
+    def delta_step(S, k, v, beta, alpha):
+        S -= beta * np.outer(k, k @ S)
+        S *= alpha
+        S += beta * np.outer(k, v)
+        return S
+
+    result, out = _verdict(checks.check_delta_step, delta_step, capsys)
+    assert result is False and "in place" in out and "S_new = alpha" in out, out
+    assert "z = " not in out, out
+
+
+def test_delta_step_transposed_erase_is_named(capsys):
+    def delta_step(S, k, v, beta, alpha):
+        return alpha * (S - beta * np.outer(k @ S, k)) + beta * np.outer(k, v)
+
+    result, out = _verdict(checks.check_delta_step, delta_step, capsys)
+    assert result is False and "np.outer(k, old) to erase" in out, out
+    assert "keepdims" not in out, out
+
+
+def test_linear_step_kT_at_v_on_rows_is_named(capsys):
+    def linear_step(S, z, q, k, v):
+        S_new = S + k.T @ v
+        z_new = z + k
+        return q @ S_new / (q @ z_new), S_new, z_new
+
+    result, out = _verdict(checks.check_linear_step, linear_step, capsys)
+    assert result is False and "k.T is k itself" in out, out
