@@ -76,24 +76,26 @@ def _prefix_mistakes(A, start, L):
 
 
 def _one_pattern_works(fn, A, start, L) -> bool:
-    """Whether ``fn`` gives the right score for the single pattern ``A``."""
+    """Whether ``fn`` gives the right scores for ``A``, one pattern or a
+    stack with one axis less than the case that failed."""
     try:
         got = np.asarray(fn(A.copy(), start, L), dtype=float)
     except Exception:
         return False
     expected = induction.prefix_matching(A, start, L)
-    return got.size == 1 and _close(got.reshape(()), expected)
+    return got.size == expected.size and _close(got.reshape(expected.shape), expected)
 
 
 @_checker("the prefix-matching score")
 def check_prefix_matching_score(fn, name):
     """Check ``fn(A, start, length)`` -> ``induction.prefix_matching(A,
     start, length)``, for one pattern ``(n, n)`` and for several ``(h, n,
-    n)`` (one score per head)."""
+    n)`` and ``(layers, h, n, n)`` (one score per pattern)."""
     cases = [
         ((), 1 + 3 + 2 * 6, 4, 6, _SEED),
         ((), 1 + 2 * 5, 1, 5, _SEED + 1),
         ((3,), 1 + 2 + 2 * 7, 3, 7, _SEED + 2),
+        ((2, 2), 1 + 3 + 2 * 5, 4, 5, _SEED + 3),   # (layers, heads, n, n), as the lesson's A
     ]
     for lead, n, start, L, seed in cases:
         A = _random_patterns(lead, n, seed)
@@ -102,11 +104,11 @@ def check_prefix_matching_score(fn, name):
         except _Fail:
             if lead and _one_pattern_works(fn, A[0], start, L):
                 raise _Fail(
-                    f"Your {name} works for one pattern (n, n) but fails for A of "
-                    f"shape {A.shape}, several heads: A[rows, cols] indexes the "
-                    "FIRST two axes, the heads and the queries. Index the last "
-                    "two, A[..., rows, cols], so that every head is scored at "
-                    "once (no loop over heads needed)."
+                    f"Your {name} works for A of shape {A[0].shape} but fails for "
+                    f"shape {A.shape}: A[rows, cols] or A[:, rows, cols] indexes "
+                    "fixed axes. Index the last two, A[..., rows, cols], so that "
+                    "every pattern is scored at once, whatever axes come before "
+                    "(no loop over heads needed)."
                 ) from None
             raise
         got = _as_array(result, f"What your {name} returns")
@@ -122,9 +124,9 @@ def check_prefix_matching_score(fn, name):
                 else:
                     why = "that is not one score per head"
                 raise _Fail(
-                    f"For A of shape {A.shape} (3 heads) your {name} returned one "
+                    f"For A of shape {A.shape} your {name} returned one "
                     f"number: {why}. Average over j only (the last index), so "
-                    "that each head gets its own score, shape (3,)."
+                    f"that each pattern gets its own score, shape {expected.shape}."
                 )
             raise _Fail(
                 f"For A of shape {A.shape} your {name} returned shape "
@@ -415,6 +417,14 @@ def check_ablation_ratio(fn, name):
                 "so ends one early too: loss[t] predicts token t + 1, so the "
                 "second copy's tokens after its first are loss[start + length : "
                 "start + 2 * length - 1]",
+            ),
+            (
+                cut[start + L + 1 : start + 2 * L].mean()
+                / base[start + L + 1 : start + 2 * L].mean(),
+                "your slice starts one token late, at start + length + 1: "
+                "loss[t] predicts token t + 1, so loss[start + length] is the "
+                "second copy's second token, the first one a model can predict; "
+                "take loss[start + length : start + 2 * length - 1]",
             ),
             (
                 c2 / c1,

@@ -251,3 +251,43 @@ def test_ablation_ratio_accepts_float32_losses(capsys):
 
     result, out = _verdict(checks.check_ablation_ratio, ablation_ratio, capsys)
     assert result is True, out
+
+
+# --- the cold read's slips --------------------------------------------------
+
+
+def test_a_score_for_three_axes_only_is_named_on_the_lessons_four(capsys):
+    def prefix_matching_score(A, start, length):
+        j = np.arange(length - 1)
+        if A.ndim == 2:
+            return A[start + length + j, start + j + 1].mean()
+        return A[:, start + length + j, start + j + 1].mean(axis=-1)  # (h, n, n) only
+
+    result, out = _verdict(checks.check_prefix_matching_score, prefix_matching_score,
+                           capsys)
+    assert result is False and "A[..., rows, cols]" in out, out
+
+
+def test_a_loop_over_the_first_axis_is_named_on_four_axes(capsys):
+    def prefix_matching_score(A, start, length):
+        j = np.arange(length - 1)
+        if A.ndim == 2:
+            return A[start + length + j, start + j + 1].mean()
+        return np.array([A[h, start + length + j, start + j + 1].mean()
+                         for h in range(A.shape[0])])
+
+    result, out = _verdict(checks.check_prefix_matching_score, prefix_matching_score,
+                           capsys)
+    assert result is False and "A[..., rows, cols]" in out, out
+
+
+def test_the_second_copy_sliced_one_late_is_named(capsys):
+    def ablation_ratio(model, ids, start, length, head):
+        def second_copy(loss):
+            return loss[start + length + 1 : start + 2 * length].mean()
+        intact = model.run(ids).loss_per_position()
+        ablated = model.run(ids, ablate={head}).loss_per_position()
+        return second_copy(ablated) / second_copy(intact)
+
+    result, out = _verdict(checks.check_ablation_ratio, ablation_ratio, capsys)
+    assert result is False and "one token late" in out, out
