@@ -95,7 +95,7 @@ def check_prefix_matching_score(fn, name):
         ((), 1 + 3 + 2 * 6, 4, 6, _SEED),
         ((), 1 + 2 * 5, 1, 5, _SEED + 1),
         ((3,), 1 + 2 + 2 * 7, 3, 7, _SEED + 2),
-        ((2, 2), 1 + 3 + 2 * 5, 4, 5, _SEED + 3),   # (layers, heads, n, n), as the lesson's A
+        ((2, 2), 1 + 3 + 2 * 5, 4, 5, _SEED + 3),  # (layers, heads, n, n)
     ]
     for lead, n, start, L, seed in cases:
         A = _random_patterns(lead, n, seed)

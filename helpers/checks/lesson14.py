@@ -228,7 +228,8 @@ def _call_step(fn, name, args, d, d_v, arg_names=("S", "z", "q", "k", "v")):
             arg = m.group(1)
             new = {"S": ("S_new = S + np.outer(k, v)" if "z" in arg_names else
                          "S_new = alpha * (S - beta * np.outer(k, old)) + ..."),
-                   "z": "z_new = z + k"}.get(arg, f"a new array instead of changing {arg}")
+                   "z": "z_new = z + k"}.get(
+                       arg, f"a new array instead of changing {arg}")
             raise _Fail(f"Your {name} changed its input {arg} in place (for "
                         f"example with `{arg} += ...`). Work on a new array: "
                         f"`{new}`.") from None
