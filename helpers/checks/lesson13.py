@@ -75,7 +75,7 @@ def _prefix_mistakes(A, start, L):
     }
 
 
-def _one_pattern_works(fn, A, start, L) -> bool:
+def _works_with_one_axis_less(fn, A, start, L) -> bool:
     """Whether ``fn`` gives the right scores for ``A``, one pattern or a
     stack with one axis less than the case that failed."""
     try:
@@ -102,7 +102,7 @@ def check_prefix_matching_score(fn, name):
         try:
             result, _ = _call(fn, name, ("A", "start", "length"), A, start, L)
         except _Fail:
-            if lead and _one_pattern_works(fn, A[0], start, L):
+            if lead and _works_with_one_axis_less(fn, A[0], start, L):
                 raise _Fail(
                     f"Your {name} works for A of shape {A[0].shape} but fails for "
                     f"shape {A.shape}: A[rows, cols] or A[:, rows, cols] indexes "

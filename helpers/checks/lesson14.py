@@ -214,35 +214,41 @@ def _steps(seed, n, d, d_v, positive=True):
 _IN_PLACE = re.compile(r"changed its input (\w+) in place")
 
 
-def _call_step(fn, name, args, d, d_v, arg_names=("S", "z", "q", "k", "v")):
-    """``_call`` with this lesson's words for three mistakes: an input changed
-    in place (``S += ...``); an outer product transposed, np.outer(v, k) or
-    np.outer(k @ S, k), which cannot be added to S; and ``k.T @ v`` on 1-D
-    rows (``k.T`` is ``k``: a dot product, not an outer product)."""
+#: What each step exercise's messages suggest: its arguments, a new state
+#: written without changing S, and the outer products it needs.
+_LINEAR_STEP = {"args": ("S", "z", "q", "k", "v"),
+                "S": "S_new = S + np.outer(k, v)", "z": "z_new = z + k",
+                "outer": "np.outer(k, v), not np.outer(v, k)"}
+_DELTA_STEP = {"args": ("S", "k", "v", "beta", "alpha"),
+               "S": "S_new = alpha * (S - beta * np.outer(k, old)) + ...",
+               "outer": "np.outer(k, old) to erase and np.outer(k, v) to write, "
+                        "not np.outer(old, k) or np.outer(v, k)"}
+
+
+def _call_step(fn, name, args, d, d_v, words=_LINEAR_STEP):
+    """``_call`` with the step exercise's ``words`` for three mistakes: an
+    input changed in place (``S += ...``); an outer product transposed,
+    np.outer(v, k) or np.outer(k @ S, k), which cannot be added to S; and
+    ``k.T @ v`` on 1-D rows (``k.T`` is ``k``: a dot product, not an outer
+    product)."""
     try:
-        return _call(fn, name, arg_names, *args)[0]
+        return _call(fn, name, words["args"], *args)[0]
     except _Fail as exc:
         text = str(exc)
         m = _IN_PLACE.search(text)
         if m:
             arg = m.group(1)
-            new = {"S": ("S_new = S + np.outer(k, v)" if "z" in arg_names else
-                         "S_new = alpha * (S - beta * np.outer(k, old)) + ..."),
-                   "z": "z_new = z + k"}.get(
-                       arg, f"a new array instead of changing {arg}")
+            new = words.get(arg, f"a new array instead of changing {arg}")
             raise _Fail(f"Your {name} changed its input {arg} in place (for "
                         f"example with `{arg} += ...`). Work on a new array: "
                         f"`{new}`.") from None
         if "could not be broadcast" in text and any(
                 f"({a},{b}) ({b},{a})" in text.replace(" ,", ",")
                 for a, b in ((d, d_v), (d_v, d))):
-            which = ("np.outer(k, v), not np.outer(v, k)" if "z" in arg_names else
-                     "np.outer(k, old) to erase and np.outer(k, v) to write, not "
-                     "np.outer(old, k) or np.outer(v, k)")
             raise _Fail(f"Your {name} raised ValueError: an outer product is "
                         f"transposed, shape ({d_v}, {d}), and cannot be added to S, "
                         f"({d}, {d_v}). The state is k^T v, keys along the rows: "
-                        f"{which}.") from None
+                        f"{words['outer']}.") from None
         if "matmul" in text:
             raise _Fail(f"Your {name} raised ValueError in a matrix product ({text}). "
                         "If you wrote k.T @ v: for a 1-D row k.T is k itself, so "
@@ -345,8 +351,7 @@ def check_delta_step(fn, name):
     S = np.zeros((d, d_v))
     for t in range(n):
         args = (S, K[t], V[t], float(betas[t]), float(alphas[t]))
-        result = _call_step(fn, name, args, d, d_v,
-                            arg_names=("S", "k", "v", "beta", "alpha"))
+        result = _call_step(fn, name, args, d, d_v, words=_DELTA_STEP)
         if isinstance(result, tuple) and len(result) and not np.isscalar(result[0]):
             raise _Fail(f"Your {name} returned {len(result)} things; return S_new "
                         f"alone, one array of shape {(d, d_v)}.")
