@@ -24,25 +24,21 @@ def said(text: str) -> str:
 
 
 
-def run(checker, fn, capsys):
-    """Run a checker; it must not raise or warn. Returns (result, printed)."""
+def run(checker, fn, capsys, **kw):
+    """Run a checker (``kw`` passed on); it must not raise or warn. Returns
+    (result, printed)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = checker(fn)
+        result = checker(fn, **kw)
     out = capsys.readouterr()
     assert out.err == ""
     return result, said(out.out)
 
 
 def verdict(checker, fn, capsys, **kw):
-    """Run a checker as :func:`run` does (``kw`` passed on); it prints
-    exactly one message. Returns (result, that message)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        result = checker(fn, **kw)
-    out = capsys.readouterr()
-    assert out.err == "", out.err
-    printed = said(out.out)
+    """:func:`run`, and the checker printed exactly one message. Returns
+    (result, that message)."""
+    result, printed = run(checker, fn, capsys, **kw)
     assert printed.count("\n") == 1, printed
     return result, printed
 
