@@ -73,9 +73,21 @@ function attach(model, el) {
     if (sent && Math.abs(sent[0] - room[0]) < 8
         && Math.abs(sent[1] - room[1]) < 8) return;
     sent = room;
+    root.dataset.attnFit = "waiting";
     model.set("room", room);
     model.save_changes();
+    markFit();
   };
+  // Python answers with the room it has drawn for ("fitted"): the explorer
+  // then carries data-attn-fit="done" (the playground's test waits for it)
+  const markFit = () => {
+    if (!root || !sent) return;
+    const f = model.get("fitted") || [];
+    if (f.length === 2 && f[0] === sent[0] && f[1] === sent[1]) {
+      root.dataset.attnFit = "done";
+    }
+  };
+  model.on("change:fitted", markFit);
   let resizing = null;
   const onResize = () => {
     if (!root || !root.isConnected) {
@@ -100,7 +112,12 @@ function attach(model, el) {
     apply();
     // controls drawn later (a slider's handle) get their names too
     setTimeout(() => { apply(); measure(); }, 300);
-    if (model.get("measure")) window.addEventListener("resize", onResize);
+    if (model.get("measure")) {
+      window.addEventListener("resize", onResize);
+      // a page shown again, a control that grew: measure whenever the
+      // explorer's box changes size, whatever the order of events
+      if (window.ResizeObserver) new ResizeObserver(onResize).observe(root);
+    }
   };
   model.on("change:alt", apply);
   find();
@@ -181,6 +198,8 @@ def _access_class():
         measure = traitlets.Bool(False).tag(sync=True)
         #: ... and the front end's answer: [width, height] in CSS pixels
         room = traitlets.List([]).tag(sync=True)
+        #: ... and the room the explorer has drawn for (its answer)
+        fitted = traitlets.List([]).tag(sync=True)
 
     Access.__module__ = __name__
     _CLASS.append(Access)

@@ -243,23 +243,40 @@ class Explorer(widgets.VBox):
         return getattr(self, "_screen_dpi", None) or style.current().explorer_dpi
 
     def _room_changed(self, change=None):
+        """The front end told the room the picture has (``access.room``):
+        draw for it, then answer with ``access.fitted`` (the room handled),
+        which the front end shows as ``data-attn-fit="done"`` on the
+        explorer. A room told before the first picture exists is handled
+        right after that picture is drawn (``_draw_now``), so no order of
+        page switches, resizes and draws leaves a picture undrawn for its
+        room."""
+        room = list(self.access.room) if self.access is not None else []
         if not (getattr(self, "_for_screen", False)
                 or style.current() is style.PROJECTOR):
-            return  # a lesson's explorer at the normal sizes
-        room = self.access.room if self.access is not None else ()
-        size = png_size(self.picture.value)
-        if len(room) != 2 or size is None or min(room) <= 0:
+            self._room_done(room)  # a lesson's explorer at the normal sizes
             return
+        size = png_size(self.picture.value)
+        if len(room) != 2 or min(room) <= 0:
+            self._room_done(room)
+            return
+        if size is None:  # nothing drawn yet: after the first picture
+            self._room_waiting = True
+            return
+        self._room_waiting = False
         self._room_px = room[1]
         self._fit_screen()
         dpi = self.figure.dpi * min(room[0] / size[0], room[1] / size[1]) * 0.98
         dpi = min(max(dpi, style.MIN_SCREEN_DPI), style.MAX_SCREEN_DPI)
-        if abs(dpi - self.figure.dpi) < 0.03 * self.figure.dpi:
-            return
-        self._screen_dpi = round(dpi, 1)
-        self._new_figure()
-        if self._state is not None:
-            self._draw_now()
+        if abs(dpi - self.figure.dpi) >= 0.03 * self.figure.dpi:
+            self._screen_dpi = round(dpi, 1)
+            self._new_figure()
+            if self._state is not None:
+                self._draw_now()
+        self._room_done(room)
+
+    def _room_done(self, room):
+        if self.access is not None and list(self.access.fitted) != room:
+            self.access.fitted = room
 
     def redraw(self):
         """Draw the current state again, rebuilding the figure first when the
@@ -382,6 +399,8 @@ class Explorer(widgets.VBox):
         self.picture.value = png
         self.draw_count += 1
         self._set_alt(self._state)
+        if getattr(self, "_room_waiting", False):  # told before this picture
+            self._room_changed()
 
     def _set_alt(self, state):
         try:

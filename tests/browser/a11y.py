@@ -229,7 +229,7 @@ def keyboard_problems(page, explorer, name, pause=0.15):
             continue
         for key in KEYS.get(c["kind"], ("ArrowDown",)):
             try:
-                el.focus(timeout=3000)
+                el.focus(timeout=60_000)
             except Exception:  # redrawn meanwhile
                 break
             before = page.evaluate(JS_WHERE, root)

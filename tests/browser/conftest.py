@@ -109,7 +109,7 @@ class LabServer:
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = None
 
-    def request(self, method, path, body=None, timeout=30):
+    def request(self, method, path, body=None, timeout=60):
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(
             self.base + path,

@@ -13,7 +13,8 @@ import pytest
 pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT = 300  # seconds for one notebook's Run All; ATTN_BROWSER_TIMEOUT
-CHANGE_TIMEOUT = 15  # seconds for a picture to follow an input
+CHANGE_TIMEOUT = 60  # seconds for a picture to follow an input: catches a hang,
+# never a slow busy machine (latencies are printed by the benchmarks)
 SENTENCES = (
     "the river bank was muddy where the small mole dug",
     "a fluffy blue creature roamed the verdant forest",
