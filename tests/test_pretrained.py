@@ -274,9 +274,25 @@ def test_load_finds_the_offline_copy_through_huggingface_hub():
     assert result.stdout.strip() == "['[CLS]', 'hello', '[SEP]']"
 
 
+def test_load_finds_the_projects_own_copy(tmp_path):
+    # the playground and a lesson find the copy `make test-model` made in the
+    # project's cache, though huggingface_hub's own cache has none
+    (tmp_path / "attention-notebooks").mkdir()
+    (tmp_path / "attention-notebooks" / "hub").symlink_to(
+        SNAPSHOT.parent.parent.parent, target_is_directory=True)
+    (tmp_path / "empty").mkdir()
+    result = _python("from helpers import pretrained; m = pretrained.load(); "
+                     "print(m.run('hello').tokens)",
+                     HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path / "empty"),
+                     XDG_CACHE_HOME=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['[CLS]', 'hello', '[SEP]']"
+
+
 def test_no_copy_offline_gives_one_clear_sentence(tmp_path):
     result = _python("from helpers import pretrained; pretrained.load()",
-                     HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path))
+                     HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path),
+                     XDG_CACHE_HOME=str(tmp_path))
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith(

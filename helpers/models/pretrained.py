@@ -491,12 +491,28 @@ def _offline() -> bool:
     return value in {"1", "ON", "YES", "TRUE"}
 
 
+def project_cache() -> Path:
+    """The project's own model cache, where ``make test-model`` puts its
+    offline copy: ``$XDG_CACHE_HOME/attention-notebooks/hub`` (by default
+    ``~/.cache/attention-notebooks/hub``), a huggingface_hub cache folder."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "attention-notebooks" / "hub"
+
+
 def _from_hub() -> Path:
-    """Folder holding both files, downloaded once by huggingface_hub."""
+    """Folder holding both files: from huggingface_hub's cache (downloaded
+    once), or else from the project's own cache (:func:`project_cache`)."""
     try:
         from huggingface_hub import hf_hub_download
-        paths = [Path(hf_hub_download(MODEL_ID, name))
-                 for name in (WEIGHTS_FILE, TOKENIZER_FILE)]
+        try:
+            paths = [Path(hf_hub_download(MODEL_ID, name))
+                     for name in (WEIGHTS_FILE, TOKENIZER_FILE)]
+        except Exception:
+            if not project_cache().is_dir():
+                raise
+            paths = [Path(hf_hub_download(MODEL_ID, name, cache_dir=project_cache(),
+                                          local_files_only=True))
+                     for name in (WEIGHTS_FILE, TOKENIZER_FILE)]
     except Exception as exc:  # no network, offline without a copy, hub down, ...
         how = ("HF_HUB_OFFLINE is set and there is no copy in the cache"
                if _offline() else "no copy in the cache, and the download failed: "
