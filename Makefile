@@ -67,18 +67,13 @@ lab: $(STAMP)
 # "classroom" (also in "test"); it is installed here if missing. The page's
 # template (tools/voila/templates/attn-playground) leaves out Voila's Font
 # Awesome stylesheets from a CDN: with it the page asks nothing of another machine.
+# The command itself is tools/playground.py's (the browser test serves the page
+# with it too): closed pages' kernels are culled after two idle minutes.
 PLAYGROUND_PORT ?=
 
 playground: $(STAMP)
 	@$(VPY) -c 'import voila' 2>/dev/null || $(VPY) -m pip install --quiet -e ".[classroom]"
-	@port=$(PLAYGROUND_PORT); \
-	[ -n "$$port" ] || port=$$($(VPY) -c 'import socket; s = socket.socket(); \
-	  s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'); \
-	echo "Playground: open http://127.0.0.1:$$port/ in a browser (Ctrl-C stops it)"; \
-	JUPYTER_PATH=tools$${JUPYTER_PATH:+:$$JUPYTER_PATH} \
-	  exec $(VENV)/bin/voila notebooks/playground.ipynb --no-browser \
-	  --Voila.ip=127.0.0.1 --port=$$port --strip_sources=True --theme=light \
-	  --template=attn-playground
+	@exec $(VPY) -m tools.playground $(if $(PLAYGROUND_PORT),--port $(PLAYGROUND_PORT))
 
 # make test runs its checks as separate parts, several at once: on a 2-core
 # machine one part alone cannot use both cores, and the browser part mostly

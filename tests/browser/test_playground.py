@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, free_port, lab_env
 from helpers.widgets import EXPLORERS
+from tools.playground import voila_args, voila_env
 from test_browser import CHANGE_TIMEOUT, JS_DOM_ERRORS, change_input, changed, \
     picture_state, wait_for
 from test_explorers import clipped_controls, fit_of, fit_problems, \
@@ -49,11 +50,9 @@ def voila_url(chromium_path, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("voila")
     port = free_port()
     log_path = tmp / "voila.log"
-    cmd = [sys.executable, "-m", "voila", str(PLAYGROUND), "--no-browser",
-           "--Voila.ip=127.0.0.1", f"--port={port}", "--strip_sources=True",
-           "--theme=light", "--template=attn-playground"]
+    cmd = [sys.executable, "-m", "voila", *voila_args(port, PLAYGROUND)]
     with open(log_path, "wb") as log:
-        env = dict(lab_env(tmp), JUPYTER_PATH=str(REPO / "tools"))
+        env = voila_env(lab_env(tmp))
         proc = subprocess.Popen(cmd, cwd=PLAYGROUND.parent.parent, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
