@@ -173,8 +173,8 @@ def copy_accuracy(memory: str, lengths, d: int = 16, vocab: int = 26,
             if keys == "random":
                 P = unit_vectors(L, d, seed + 100 * t + L + 1)
             else:
-                G = np.random.default_rng(seed + 100 * t + L + 1).standard_normal((d, d))
-                P = np.linalg.qr(G)[0][:L]               # L orthonormal rows
+                rng_p = np.random.default_rng(seed + 100 * t + L + 1)
+                P = np.linalg.qr(rng_p.standard_normal((d, d)))[0][:L]  # orthonormal
             got, _ = read_back(memory, P, letters[text], P)
             guess = ((got[:, None, :] - letters[None]) ** 2).sum(-1).argmin(1)
             right.append(np.mean(guess == text))

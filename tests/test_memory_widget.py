@@ -175,7 +175,7 @@ def test_a_missing_comma_is_named_not_read_as_a_room():
     facts, notes = read_facts("Ada=3, Ann=4 Bob=5, Cleo -> 2 -> 7")
     assert facts == [("Ada", "3")]
     assert "'Ann=4 Bob=5', 'Cleo -> 2 -> 7' each look like two facts" in notes[0]
-    assert read_facts("Ada=room 3") == ([("Ada", "room 3")], [])  # a room may have spaces
+    assert read_facts("Ada=room 3") == ([("Ada", "room 3")], [])  # spaces are fine
     e = W.memory_explorer(facts="Ann=4 Bob=5", n=4)
     try:
         assert e.last_error is None and "4 Bob=5" not in e.answers.values()
