@@ -64,20 +64,21 @@ def read_back(memory: str, K, V, Q, beta=1.0, alpha=None, scale=SOFTMAX_SCALE):
     pairs ``K`` (N, d_k) -> ``V`` (N, d_v) in order; also the state it holds
     ((N, d_k + d_v) numbers for softmax: the cache itself). ``scale``
     multiplies softmax's scores (``1 / sqrt(d_k)`` is lesson 04's);
-    ``beta`` and ``alpha`` are the delta rule's."""
+    ``beta`` and ``alpha`` are the delta rule's. Leading dimensions (many
+    contexts at once) broadcast."""
     K, V, Q = (np.asarray(a, dtype=float) for a in (K, V, Q))
     if memory == "softmax":
         return scaled_dot_product_attention(Q, K, V, scale=scale)[0], \
-            np.hstack([K, V])
+            np.concatenate([K, V], axis=-1)
     if memory == "linear":
-        S = K.T @ V
+        S = np.swapaxes(K, -1, -2) @ V
         return Q @ S, S
     if memory == "linear elu+1":
         from helpers.attention import elu_plus_one
-        S = elu_plus_one(K).T @ V
+        S = np.swapaxes(elu_plus_one(K), -1, -2) @ V
         return linear_attention(Q, K, V), S
     if memory == "delta":
-        n = len(K)
+        n = K.shape[-2]
         b = np.broadcast_to(np.asarray(beta, dtype=float), (n,))
         a = None if alpha is None else np.broadcast_to(np.asarray(alpha, float), (n,))
         _, S = delta_rule(K, K, V, b, a)
@@ -103,21 +104,26 @@ def _nearest_is(dist, right, tol=1e-9):
     return mine < others.min(axis=1, initial=np.inf) - tol
 
 
-def _recall_context(memory, N, d_k, t, seed, key_length=1.0, **kw):
-    """(hit per fact, error per fact) of context ``t`` of ``N`` facts."""
-    _, _, K, V = facts(N, d_k, d_k, seed=seed + 1000 * t + N)
+def _recall_contexts(memory, N, d_k, trials, seed, key_length=1.0, **kw):
+    """(hits, errors), each (trials, N): contexts t = 0 ... trials - 1 of
+    ``N`` facts (seeded by t and N), all read back at once."""
+    K, V = (np.stack(x) for x in zip(*[facts(N, d_k, d_k, seed=seed + 1000 * t + N)[2:]
+                                       for t in range(trials)]))
     K = key_length * K
     out, _ = read_back(memory, K, V, K, **kw)
-    return recall(out, V)
+    hits, errs = zip(*[recall(o, v) for o, v in zip(out, V)])
+    return np.array(hits), np.array(errs)
 
 
-def _overwrite_context(memory, N, d_k, t, seed, **kw):
-    """Whether each of ``N`` names written twice reads back its new room."""
-    K = unit_vectors(N, d_k, seed + 1000 * t + N)
-    V = unit_vectors(2 * N, d_k, seed + 1000 * t + N + 1)
-    got, _ = read_back(memory, np.vstack([K, K]), V, K, **kw)
-    dist = ((got[:, None, :] - V[None]) ** 2).sum(-1)
-    return _nearest_is(dist, np.arange(N, 2 * N))
+def _overwrite_contexts(memory, N, d_k, trials, seed, **kw):
+    """Whether each of ``N`` names written twice reads back its new room,
+    (trials, N)."""
+    K = np.stack([unit_vectors(N, d_k, seed + 1000 * t + N) for t in range(trials)])
+    V = np.stack([unit_vectors(2 * N, d_k, seed + 1000 * t + N + 1)
+                  for t in range(trials)])
+    got, _ = read_back(memory, np.concatenate([K, K], axis=1), V, K, **kw)
+    dist = ((got[:, :, None, :] - V[:, None]) ** 2).sum(-1)
+    return np.array([_nearest_is(d, np.arange(N, 2 * N)) for d in dist])
 
 
 def recall_curve(memory: str, Ns, d_k: int = 16, trials: int = 50, seed: int = 0,
@@ -127,8 +133,7 @@ def recall_curve(memory: str, Ns, d_k: int = 16, trials: int = 50, seed: int = 0
     (default 1) stretches every key; other keywords go to :func:`read_back`."""
     acc, err, by_pos = [], [], []
     for N in Ns:
-        hits, errs = zip(*[_recall_context(memory, N, d_k, t, seed, **kw)
-                           for t in range(trials)])
+        hits, errs = _recall_contexts(memory, N, d_k, trials, seed, **kw)
         acc.append(float(np.mean(hits)))
         err.append(float(np.mean(errs)))
         by_pos.append(np.mean(hits, axis=0))
@@ -143,11 +148,9 @@ def per_context(memory: str, N: int, task: str = "recall", d_k: int = 16,
     curve's point; its spread across contexts gives the standard error,
     ``std / sqrt(trials)``."""
     if task == "recall":
-        return np.array([np.mean(_recall_context(memory, N, d_k, t, seed, **kw)[0])
-                         for t in range(trials)])
+        return _recall_contexts(memory, N, d_k, trials, seed, **kw)[0].mean(axis=1)
     if task == "overwrite":
-        return np.array([np.mean(_overwrite_context(memory, N, d_k, t, seed, **kw))
-                         for t in range(trials)])
+        return _overwrite_contexts(memory, N, d_k, trials, seed, **kw).mean(axis=1)
     raise ValueError(f"unknown task {task!r}: 'recall' or 'overwrite'")
 
 
@@ -188,8 +191,8 @@ def overwrite_accuracy(memory: str, Ns, d_k: int = 16, trials: int = 50,
     the share of queries answered with the **new** room (nearest of all 2N
     values) for each N. Keywords (``beta``, ``alpha``) go to
     :func:`read_back`."""
-    return np.array([float(np.mean([_overwrite_context(memory, N, d_k, t, seed, **kw)
-                                     for t in range(trials)])) for N in Ns])
+    return np.array([float(np.mean(_overwrite_contexts(memory, N, d_k, trials, seed,
+                                                       **kw))) for N in Ns])
 
 
 def two_documents(n_first: int, n_second: int, reset: bool, d_k: int = 16,
