@@ -36,7 +36,7 @@ from helpers import recall as R
 from helpers.widgets.base import Explorer, State
 from helpers.widgets.controls import fit_dropdown
 from helpers.widgets.engine import _has_glyph, display_label
-from helpers.widgets.memory_parts import (D, MAX_N, _clamp, _filler,
+from helpers.widgets.memory_parts import (D, MAX_N, _beta, _clamp, _filler,
                                           _labels, _vectors, read_facts)
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -275,18 +275,6 @@ class _MemoryExplorer(Explorer):
         return ("<memory_explorer>" if s is None else
                 f"<memory_explorer: {s.memory_kind}, N={s._n}, recalled "
                 f"{s.recalled} of {s.asked}>")
-
-
-def _beta(value):
-    """``value`` as a beta the slider can show (0.1 to 1, one decimal), or
-    None when it is not such a number."""
-    try:
-        b = float(value)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if not np.isfinite(b) or not 0.1 - 1e-9 <= b <= 1.0 + 1e-9:
-        return None
-    return round(b, 1)
 
 
 def memory_explorer(facts=DEFAULT_FACTS, memory="delta", n=12, seed=0, beta=1.0):

@@ -31,6 +31,18 @@ def _clamp(value, low, high, default):
 _SEPARATOR = re.compile(r"=|->|\u2192|:")
 
 
+def _beta(value):
+    """``value`` as a beta the slider can show (0.1 to 1, one decimal), or
+    None when it is not such a number."""
+    try:
+        b = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not np.isfinite(b) or not 0.1 - 1e-9 <= b <= 1.0 + 1e-9:
+        return None
+    return round(b, 1)
+
+
 def read_facts(text):
     """``"Ada=3, Ben=7"`` -> ([("Ada", "3"), ("Ben", "7")], notes). Pieces
     are split at commas, semicolons and new lines; each is ``name = room``
