@@ -118,6 +118,9 @@ def hybrid_mistakes(n, L, i, g, dh, hs, dk, dv, b):
          "numbers, not d_k (d_k is the state's key size)"),
         (cache // b + state, "bytes_per_value multiplies the state only: the KV "
          "cache is stored in the same format, times bytes_per_value too"),
+        (total(i, L - i), "interval is the spacing of the full-attention layers "
+         "(every interval-th layer), not their number: there are "
+         "n_layers // interval of them"),
     ]
 
 

@@ -250,6 +250,10 @@ outer = np.outer
      + (L - L // i) * hs * dk * dv * b, "not d_k"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * n
      + (L - L // i) * hs * dk * dv * b, "multiplies the state only"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * i * g * dh * b * n
+     + (L - i) * hs * dk * dv * b, "not their number"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (-(-L // i)) * g * dh * b * n
+     + (L - -(-L // i)) * hs * dk * dv * b, "not one more"),   # rounded up
 ])
 def test_hybrid_names_more_mistakes(fn, words, capsys):
     result, out = _verdict(checks.check_hybrid_bytes, fn, capsys)
