@@ -24,7 +24,7 @@ from helpers.attention import (delta_rule, linear_attention,
                                scaled_dot_product_attention)
 
 __all__ = ["NAMES", "MEMORIES", "unit_vectors", "facts", "read_back", "recall",
-           "recall_curve", "copy_accuracy",
+           "recall_curve", "per_context", "copy_accuracy",
            "overwrite_accuracy", "two_documents"]
 
 #: 64 readable keys (first names), in a fixed order.
@@ -64,20 +64,21 @@ def read_back(memory: str, K, V, Q, beta=1.0, alpha=None, scale=SOFTMAX_SCALE):
     pairs ``K`` (N, d_k) -> ``V`` (N, d_v) in order; also the state it holds
     ((N, d_k + d_v) numbers for softmax: the cache itself). ``scale``
     multiplies softmax's scores (``1 / sqrt(d_k)`` is lesson 04's);
-    ``beta`` and ``alpha`` are the delta rule's."""
+    ``beta`` and ``alpha`` are the delta rule's. Leading dimensions (many
+    contexts at once) broadcast."""
     K, V, Q = (np.asarray(a, dtype=float) for a in (K, V, Q))
     if memory == "softmax":
         return scaled_dot_product_attention(Q, K, V, scale=scale)[0], \
-            np.hstack([K, V])
+            np.concatenate([K, V], axis=-1)
     if memory == "linear":
-        S = K.T @ V
+        S = np.swapaxes(K, -1, -2) @ V
         return Q @ S, S
     if memory == "linear elu+1":
         from helpers.attention import elu_plus_one
-        S = elu_plus_one(K).T @ V
+        S = np.swapaxes(elu_plus_one(K), -1, -2) @ V
         return linear_attention(Q, K, V), S
     if memory == "delta":
-        n = len(K)
+        n = K.shape[-2]
         b = np.broadcast_to(np.asarray(beta, dtype=float), (n,))
         a = None if alpha is None else np.broadcast_to(np.asarray(alpha, float), (n,))
         _, S = delta_rule(K, K, V, b, a)
@@ -103,38 +104,80 @@ def _nearest_is(dist, right, tol=1e-9):
     return mine < others.min(axis=1, initial=np.inf) - tol
 
 
+def _recall_contexts(memory, N, d_k, trials, seed, key_length=1.0, **kw):
+    """(hits, errors), each (trials, N): contexts t = 0 ... trials - 1 of
+    ``N`` facts (seeded by t and N), all read back at once."""
+    K, V = (np.stack(x) for x in zip(*[facts(N, d_k, d_k, seed=seed + 1000 * t + N)[2:]
+                                       for t in range(trials)]))
+    K = key_length * K
+    out, _ = read_back(memory, K, V, K, **kw)
+    hits, errs = zip(*[recall(o, v) for o, v in zip(out, V)])
+    return np.array(hits), np.array(errs)
+
+
+def _overwrite_contexts(memory, N, d_k, trials, seed, **kw):
+    """Whether each of ``N`` names written twice reads back its new room,
+    (trials, N)."""
+    K = np.stack([unit_vectors(N, d_k, seed + 1000 * t + N) for t in range(trials)])
+    V = np.stack([unit_vectors(2 * N, d_k, seed + 1000 * t + N + 1)
+                  for t in range(trials)])
+    got, _ = read_back(memory, np.concatenate([K, K], axis=1), V, K, **kw)
+    dist = ((got[:, :, None, :] - V[:, None]) ** 2).sum(-1)
+    return np.array([_nearest_is(d, np.arange(N, 2 * N)) for d in dist])
+
+
 def recall_curve(memory: str, Ns, d_k: int = 16, trials: int = 50, seed: int = 0,
                  **kw):
     """Mean recall accuracy, mean error and accuracy by position (a list of
-    (N,) arrays) for each N, over ``trials`` seeded contexts."""
+    (N,) arrays) for each N, over ``trials`` seeded contexts. ``key_length``
+    (default 1) stretches every key; other keywords go to :func:`read_back`."""
     acc, err, by_pos = [], [], []
     for N in Ns:
-        hits, errs = [], []
-        for t in range(trials):
-            _, _, K, V = facts(N, d_k, d_k, seed=seed + 1000 * t + N)
-            out, _ = read_back(memory, K, V, K, **kw)
-            h, e = recall(out, V)
-            hits.append(h)
-            errs.append(e)
+        hits, errs = _recall_contexts(memory, N, d_k, trials, seed, **kw)
         acc.append(float(np.mean(hits)))
         err.append(float(np.mean(errs)))
         by_pos.append(np.mean(hits, axis=0))
     return np.array(acc), np.array(err), by_pos
 
 
+def per_context(memory: str, N: int, task: str = "recall", d_k: int = 16,
+                trials: int = 400, seed: int = 0, **kw) -> np.ndarray:
+    """The share right in each of ``trials`` seeded contexts, shape (trials,):
+    ``task="recall"`` (the contexts of :func:`recall_curve`) or
+    ``"overwrite"`` (those of :func:`overwrite_accuracy`). Its mean is the
+    curve's point; its spread across contexts gives the standard error,
+    ``std / sqrt(trials)``."""
+    if task == "recall":
+        return _recall_contexts(memory, N, d_k, trials, seed, **kw)[0].mean(axis=1)
+    if task == "overwrite":
+        return _overwrite_contexts(memory, N, d_k, trials, seed, **kw).mean(axis=1)
+    raise ValueError(f"unknown task {task!r}: 'recall' or 'overwrite'")
+
+
 def copy_accuracy(memory: str, lengths, d: int = 16, vocab: int = 26,
-                  trials: int = 20, seed: int = 0):
+                  trials: int = 20, seed: int = 0, keys: str = "random"):
     """Share of letters copied right from random texts of each length: key
-    of position i = a seeded unit vector, value = the letter's vector; the
-    answer is the nearest letter."""
+    of position i = a seeded unit vector (``keys="random"``; they overlap) or
+    one of ``d`` orthogonal unit vectors (``keys="orthogonal"``, only for
+    lengths up to ``d``: no more than ``d`` vectors can be orthogonal in
+    ``d`` dimensions); value = the letter's vector; the answer is the nearest
+    letter."""
+    if keys not in ("random", "orthogonal"):
+        raise ValueError(f"keys must be 'random' or 'orthogonal', got {keys!r}")
     letters = unit_vectors(vocab, d, seed + 7)
     out = []
     for L in lengths:
+        if keys == "orthogonal" and L > d:
+            raise ValueError(f"at most d = {d} keys can be orthogonal, not {L}")
         right = []
         for t in range(trials):
             rng = np.random.default_rng(seed + 100 * t + L)
             text = rng.integers(0, vocab, L)
-            P = unit_vectors(L, d, seed + 100 * t + L + 1)
+            if keys == "random":
+                P = unit_vectors(L, d, seed + 100 * t + L + 1)
+            else:
+                rng_p = np.random.default_rng(seed + 100 * t + L + 1)
+                P = np.linalg.qr(rng_p.standard_normal((d, d)))[0][:L]  # orthonormal
             got, _ = read_back(memory, P, letters[text], P)
             guess = ((got[:, None, :] - letters[None]) ** 2).sum(-1).argmin(1)
             right.append(np.mean(guess == text))
@@ -143,21 +186,13 @@ def copy_accuracy(memory: str, lengths, d: int = 16, vocab: int = 26,
 
 
 def overwrite_accuracy(memory: str, Ns, d_k: int = 16, trials: int = 50,
-                       seed: int = 0):
+                       seed: int = 0, **kw):
     """Each of N names is written twice, the second time with a new room;
     the share of queries answered with the **new** room (nearest of all 2N
-    values) for each N."""
-    out = []
-    for N in Ns:
-        hits = []
-        for t in range(trials):
-            K = unit_vectors(N, d_k, seed + 1000 * t + N)
-            V = unit_vectors(2 * N, d_k, seed + 1000 * t + N + 1)
-            got, _ = read_back(memory, np.vstack([K, K]), V, K)
-            dist = ((got[:, None, :] - V[None]) ** 2).sum(-1)
-            hits.append(_nearest_is(dist, np.arange(N, 2 * N)))
-        out.append(float(np.mean(hits)))
-    return np.array(out)
+    values) for each N. Keywords (``beta``, ``alpha``) go to
+    :func:`read_back`."""
+    return np.array([float(np.mean(_overwrite_contexts(memory, N, d_k, trials, seed,
+                                                       **kw))) for N in Ns])
 
 
 def two_documents(n_first: int, n_second: int, reset: bool, d_k: int = 16,

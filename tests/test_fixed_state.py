@@ -321,6 +321,58 @@ def test_copy_and_recall_curves_fall_for_fixed_states_only():
     assert recall.copy_accuracy("delta", [64], trials=3)[0] < 0.5
 
 
+def test_per_context_is_the_curve_split_by_context():
+    from helpers import recall
+
+    # the same seeded contexts: the mean of the per-context shares is the
+    # curve's point, for recall and for the overwrite test, beta passed on
+    for kw in ({}, {"beta": 0.3}):
+        shares = recall.per_context("delta", 8, trials=12, **kw)
+        assert shares.shape == (12,) and np.all((shares >= 0) & (shares <= 1))
+        assert np.isclose(shares.mean(),
+                          recall.recall_curve("delta", [8], trials=12, **kw)[0][0])
+        over = recall.per_context("delta", 8, "overwrite", trials=12, **kw)
+        assert np.isclose(over.mean(),
+                          recall.overwrite_accuracy("delta", [8], trials=12, **kw)[0])
+    with pytest.raises(ValueError, match="unknown task"):
+        recall.per_context("linear", 4, "copy")
+
+
+def test_a_smaller_beta_erases_less():
+    from helpers import recall
+
+    # beta = 0.5, a unit key written twice: the first write stores 0.5 v1; the
+    # second erases half of that and adds 0.5 v2, leaving 0.25 v1 + 0.5 v2
+    k = np.array([[1.0, 0, 0, 0]])
+    V = np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0]])
+    out, _ = recall.read_back("delta", np.vstack([k, k]), V, k, beta=0.5)
+    assert np.allclose(out, [[0.25, 0.5, 0, 0]])
+    # and on random keys a smaller beta recalls more at N = 16 (the lesson's sweep)
+    assert (recall.recall_curve("delta", [16], trials=20, beta=0.3)[0][0]
+            > recall.recall_curve("delta", [16], trials=20, beta=1.0)[0][0])
+
+
+def test_orthogonal_position_keys_copy_d_letters_exactly_and_no_more():
+    from helpers import recall
+
+    for memory in ("linear", "delta"):
+        assert recall.copy_accuracy(memory, [8, 16], keys="orthogonal",
+                                    trials=3).tolist() == [1.0, 1.0]
+        assert recall.copy_accuracy(memory, [16], trials=3)[0] < 1.0  # random keys
+    with pytest.raises(ValueError, match="at most d = 16"):
+        recall.copy_accuracy("linear", [17], keys="orthogonal")
+    with pytest.raises(ValueError, match="random"):
+        recall.copy_accuracy("linear", [4], keys="sorted")
+
+
+def test_longer_keys_lift_elu_plus_one_off_chance():
+    from helpers import recall
+
+    unit = recall.recall_curve("linear elu+1", [4], trials=40)[0][0]
+    long = recall.recall_curve("linear elu+1", [4], trials=40, key_length=8.0)[0][0]
+    assert unit < 0.4 < 0.7 < long
+
+
 def test_a_reset_at_the_document_boundary_is_a_fresh_state():
     from helpers import recall
 

@@ -166,3 +166,95 @@ def test_fallbacks_are_said():
         assert "12 rows x 32 numbers" in e.message and "Unknown" not in e.message
     finally:
         e.close()
+
+
+# --- issue 54: beta as a knob, and input the explorer cannot read -------------
+
+
+def test_a_missing_comma_is_named_not_read_as_a_room():
+    facts, notes = read_facts("Ann=4 Bob=5")
+    assert facts == [] and "a comma missing" in notes[0] and "Ann=4 Bob=5" in notes[0]
+    facts, notes = read_facts("Ada=3, Ann=4 Bob=5, Cleo -> 2 -> 7")
+    assert facts == [("Ada", "3")]
+    assert "'Ann=4 Bob=5', 'Cleo -> 2 -> 7' each look like two facts" in notes[0]
+    assert read_facts("Ada=room 3") == ([("Ada", "room 3")], [])  # spaces are fine
+    e = W.memory_explorer(facts="Ann=4 Bob=5", n=4)
+    try:
+        assert e.last_error is None and "4 Bob=5" not in e.answers.values()
+        assert "Ann" not in e.answers and "a comma missing" in e.message
+    finally:
+        e.close()
+
+
+@pytest.mark.parametrize("n", [12, 64])
+def test_the_slider_and_the_message_agree_when_many_facts_are_typed(n):
+    text = ", ".join(f"P{i}={i % 9 + 1}" for i in range(200))
+    e = W.memory_explorer(facts=text, n=n)
+    try:
+        assert e.last_error is None and e.n.value == n and len(e.facts) == n
+        assert [f for f, _ in e.facts] == [f"P{i}" for i in range(n)]
+        assert f"200 facts typed: N = {n} uses the first {n}" in e.message
+        assert "all are kept" not in e.message
+        assert ("move N up to 64" in e.message) == (n < 64)
+        e.n.value = 30                                   # the learner moves N
+        assert len(e.facts) == 30 and "uses the first 30" in e.message
+    finally:
+        e.close()
+
+
+def test_a_name_drawn_as_a_question_mark_says_why():
+    from helpers.widgets.engine import display_label
+    undrawable = [c for c in ("\U0001F389", "\U0001F600", "\u540d", "\U0001D11E")
+                  if display_label(c)[1]]
+    if not undrawable:  # pragma: no cover - a font with every glyph
+        pytest.skip("this font draws every candidate")
+    name = undrawable[0]
+    e = W.memory_explorer(facts=f"{name}=3, Ada=5", n=2, memory="softmax")
+    try:
+        assert name in e.answers and e.recalled == 2
+        assert "drawn with '?'" in e.message and "glyph" in e.message
+        e.sentence.value = "Ada=3, Ben=5"
+        assert "drawn with '?'" not in e.message
+    finally:
+        e.close()
+
+
+def test_beta_is_a_knob_of_the_delta_rules_only():
+    e = W.memory_explorer(facts="", n=16, memory="delta")
+    try:
+        assert e.beta.value == 1.0 and not e.beta.disabled
+        assert e.beta_used == 1.0 and "\u03b2 = 1.0" in e.alt
+        state_at_one = e.state.copy()
+        e.beta.value = 0.3
+        assert e.beta_used == 0.3 and "\u03b2 = 0.3" in e.alt and e.last_error is None
+        # the same facts, stored with a smaller beta: the read-back is the
+        # library's delta rule with that beta
+        from helpers import recall as R
+        assert len(e.facts) == 16 and not np.allclose(e.state, state_at_one)
+        S_lib = R.read_back("delta", *_keys_and_values(e), np.zeros((1, 16)),
+                            beta=0.3)[1]
+        assert np.allclose(e.state, S_lib)
+        e.memory.value = "linear"
+        assert e.beta.disabled and e.beta_used is None and "\u03b2" not in e.alt
+        e.memory.value = "gated"
+        assert not e.beta.disabled and e.beta_used == 0.3
+    finally:
+        e.close()
+
+
+def _keys_and_values(e):
+    from helpers.widgets.memory_parts import _vectors
+    names, rooms = [f for f, _ in e.facts], [r for _, r in e.facts]
+    return _vectors(names, 1000 + e.seed)[1], _vectors(rooms, 2000 + e.seed)[1]
+
+
+@pytest.mark.parametrize("beta", ["x", None, 0, 5, float("nan"), -1])
+def test_a_bad_beta_is_said_and_replaced(beta):
+    e = W.memory_explorer(beta=beta)
+    try:
+        assert e.last_error is None and e.beta.value == 1.0
+        assert "not a number from 0.1 to 1" in e.message
+        e.beta.value = 0.5
+        assert "not a number from 0.1 to 1" not in e.message
+    finally:
+        e.close()

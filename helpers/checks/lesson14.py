@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 
@@ -105,6 +106,21 @@ def hybrid_mistakes(n, L, i, g, dh, hs, dk, dv, b):
         (state, "the KV cache of the full-attention layers is missing"),
         ((cache + state) // b, "that counts numbers, not bytes: multiply by "
          "bytes_per_value"),
+        (2 * full * hs * dh * b * n + state, "the KV cache has n_kv_heads heads "
+         "(the softmax layers' key-value heads), not n_state_heads"),
+        (cache + lin * g * dk * dv * b, "the state has n_state_heads heads per "
+         "layer, not n_kv_heads (that is the softmax layers' count)"),
+        (cache // full + state if full else None, "that is the KV cache of one "
+         "full-attention layer: there are n_layers // interval of them"),
+        (cache + state // lin if lin else None, "that is the state of one layer: "
+         "n_layers - n_layers // interval layers keep one"),
+        (2 * full * g * dk * b * n + state, "each cached key and value has d_head "
+         "numbers, not d_k (d_k is the state's key size)"),
+        (cache // b + state, "bytes_per_value multiplies the state only: the KV "
+         "cache is stored in the same format, times bytes_per_value too"),
+        (total(i, L - i), "interval is the spacing of the full-attention layers "
+         "(every interval-th layer), not their number: there are "
+         "n_layers // interval of them"),
     ]
 
 
@@ -114,6 +130,7 @@ def check_hybrid_bytes(fn, name):
     n_state_heads, d_k, d_v, bytes_per_value) -> bytes`` for one sequence."""
     arg_names = ("n_tokens", "n_layers", "interval", "n_kv_heads", "d_head",
                  "n_state_heads", "d_k", "d_v", "bytes_per_value")
+    first = None  # the first case answered wrong: (label, got, expected, whys)
     for case in HYBRID_CASES:
         result, _ = _call(fn, name, arg_names, *case)
         got = _as_array(result, f"What your {name} returns")
@@ -125,10 +142,18 @@ def check_hybrid_bytes(fn, name):
         if got == expected:
             continue
         label = ", ".join(f"{a}={v:,}" for a, v in zip(arg_names, case))
-        for wrong, why in hybrid_mistakes(*case):
-            if math.isclose(got, wrong, rel_tol=1e-9) and wrong != expected:
-                raise _Fail(f"For {label} you gave {got:,.6g}: {why}. "
-                            f"Expected {expected:,}.")
+        whys = [why for wrong, why in hybrid_mistakes(*case)
+                if wrong is not None and wrong != expected
+                and math.isclose(got, wrong, rel_tol=1e-9)]
+        if len(whys) == 1:  # one mistake gives this number: name it
+            raise _Fail(f"For {label} you gave {got:,.6g}: {whys[0]}. "
+                        f"Expected {expected:,}.")
+        first = first or (label, got, expected, whys)  # two give it: read on
+    if first:
+        label, got, expected, whys = first
+        if whys:
+            raise _Fail(f"For {label} you gave {got:,.6g}: {whys[0]}. "
+                        f"Expected {expected:,}.")
         raise _Fail(f"For {label} you gave {got:,.6g}; expected {expected:,}: "
                     "2 x (n_layers // interval) x n_kv_heads x d_head x bytes x "
                     "n_tokens for the cache, plus (the other layers) x "
@@ -169,7 +194,55 @@ def _linear_wrong(S, z, q, k, v):
         "o = q S_new / (q . z_new)": ((q @ S_new) / (k @ z_new), S_new, z_new),
         "phi was applied again to q and k: they are already features (through "
         "phi); use them as they are": _twice_phi(S, z, q, k, v),
+        "you divided by the sum of z_new: the normaliser is the query's dot "
+        "product with it, q . z_new": ((q @ S_new) / z_new.sum(), S_new, z_new),
+        "you divided by q . q: the normaliser is q . z_new, the query against "
+        "the sum of the keys": ((q @ S_new) / (q @ q), S_new, z_new),
+        "z sums the keys, not the queries: z_new = z + k":
+            ((q @ S_new) / (q @ (z + q)), S_new, z + q),
+        "you wrote the query into the state: the state stores keys, "
+        "S_new = S + np.outer(k, v)":
+            ((q @ (S + np.outer(q, v))) / (q @ z_new), S + np.outer(q, v), z_new),
+        "you read with the key k: the read uses the query, "
+        "o = q S_new / (q . z_new)": ((k @ S_new) / (k @ z_new), S_new, z_new),
+        "S_new lost the old state: add the new pair to it, "
+        "S_new = S + np.outer(k, v)":
+            ((q @ np.outer(k, v)) / (q @ z_new), np.outer(k, v), z_new),
+        "z_new lost the old sum: z_new = z + k": ((q @ S_new) / (q @ k), S_new, k),
     }
+
+
+def _linear_square_slips(S, z, q, k, v):
+    """Slips that raise an error when d != d_v and run when d == d_v."""
+    S_new, z_new = S + np.outer(k, v), z + k
+    o = q @ S_new / (q @ z_new)
+    return {
+        "S_new @ q puts the state first: the query is a row, o = q @ S_new / "
+        "(q @ z_new)": (S_new @ q / (q @ z_new), S_new, z_new),
+        "k.T @ v: for a 1-D row k.T is k itself, so that is the dot product "
+        "k . v (one number), not the outer product k^T v; use np.outer(k, v), "
+        "shape (d, d_v)": (q @ (S + k @ v) / (q @ z_new), S + k @ v, z_new),
+        "k * v multiplies element by element: the state needs the outer "
+        "product k^T v, np.outer(k, v), shape (d, d_v)":
+            (q @ (S + k * v) / (q @ z_new), S + k * v, z_new),
+        "you divided element by element by z_new: the normaliser is one "
+        "number, q @ z_new": (q @ S_new / z_new, S_new, z_new),
+        "you divided element by element by q * z_new: the normaliser is their "
+        "dot product, one number, q @ z_new": (q @ S_new / (q * z_new), S_new, z_new),
+        "z sums the keys, not the values: z_new = z + k":
+            (q @ S_new / (q @ (z + v)), S_new, z + v),
+        "z_new = z + v: z sums the keys, z_new = z + k": (o, S_new, z + v),
+    }
+
+
+def _linear_probe():
+    """Nonzero square inputs (d = d_v = 3): (args, their named slips)."""
+    rng = np.random.default_rng(_SEED + 3)
+    S, q, k = rng.uniform(0.2, 1.0, (3, 3)), *rng.uniform(0.2, 1.5, (2, 3))
+    z, v = rng.uniform(0.5, 1.5, 3), rng.standard_normal(3)
+    args = (S, z, q, k, v)
+    with np.errstate(all="ignore"):
+        return args, {**_linear_wrong(*args), **_linear_square_slips(*args)}
 
 
 def _phi(x):
@@ -216,21 +289,70 @@ _IN_PLACE = re.compile(r"changed its input (\w+) in place")
 
 #: What each step exercise's messages suggest: its arguments, a new state
 #: written without changing S, and the outer products it needs.
+_SHAPES = ("S is (d_k, d_v), k (d_k,), v (d_v,); a read is a row times the "
+           "state, {read}, shape (d_v,); a write is an outer product, "
+           "np.outer(k, v), shape (d_k, d_v) (for a 1-D row k.T is k itself, "
+           "so k.T @ v is a dot product).")
 _LINEAR_STEP = {"args": ("S", "z", "q", "k", "v"),
                 "S": "S_new = S + np.outer(k, v)", "z": "z_new = z + k",
-                "outer": "np.outer(k, v), not np.outer(v, k)"}
+                "outer": "np.outer(k, v), not np.outer(v, k)",
+                "probe": lambda: _linear_probe(),
+                "shapes": _SHAPES.format(read="q @ S_new") + " z and k are "
+                          "(d_k,); the normaliser q @ z_new is one number."}
 _DELTA_STEP = {"args": ("S", "k", "v", "beta", "alpha"),
                "S": "S_new = alpha * (S - beta * np.outer(k, old)) + ...",
                "outer": "np.outer(k, old) to erase and np.outer(k, v) to write, "
-                        "not np.outer(old, k) or np.outer(v, k)"}
+                        "not np.outer(old, k) or np.outer(v, k)",
+               "probe": lambda: _delta_probe(),
+               "shapes": _SHAPES.format(read="old = k @ S")}
+
+
+def _matches(got, wrong) -> bool:
+    """Whether the learner's result ``got`` equals the slip's ``wrong`` (one
+    array, or a tuple of arrays), shape and values."""
+    try:
+        if isinstance(wrong, tuple):
+            return (isinstance(got, (tuple, list)) and len(got) == len(wrong)
+                    and all(_close(np.asarray(g, float), w)
+                            for g, w in zip(got, wrong)))
+        return _close(np.asarray(got, float), wrong)
+    except Exception:  # the learner's result may be anything
+        return False
+
+
+def _slip(fn, probe):
+    """Run ``fn`` on the ``probe()``'s inputs and name the slip it makes
+    there (None when it matches none or raises)."""
+    args, slips = probe()
+    args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            got = fn(*args)
+    except Exception:  # the learner's code: any error means "no diagnosis"
+        return None
+    return next((why for why, wrong in slips.items() if _matches(got, wrong)), None)
+
+
+def _named(fn, got, wrongs, probe):
+    """The slip ``got`` matches among ``wrongs``; when it matches several
+    (an empty state hides the erase, and z = 0 the normaliser), the one the
+    function makes on the ``probe``'s inputs, which hold something."""
+    named = [why for why, wrong in wrongs.items() if _matches(got, wrong)]
+    if len(named) > 1:
+        again = _slip(fn, probe)
+        return again if again in named else named[0]
+    return named[0] if named else None
 
 
 def _call_step(fn, name, args, d, d_v, words=_LINEAR_STEP):
-    """``_call`` with the step exercise's ``words`` for three mistakes: an
-    input changed in place (``S += ...``); an outer product transposed,
+    """``_call`` with the step exercise's ``words`` for what can go wrong
+    before a result: an input changed in place (``S += ...``); a signature
+    without the exercise's arguments; an outer product transposed,
     np.outer(v, k) or np.outer(k @ S, k), which cannot be added to S; and
-    ``k.T @ v`` on 1-D rows (``k.T`` is ``k``: a dot product, not an outer
-    product)."""
+    any other error of shapes, named by running the function again with
+    d = d_v (``words["probe"]``), where ``k.T @ v``, ``S @ k`` or a division
+    by the vector z_new run and show which slip they are."""
     try:
         return _call(fn, name, words["args"], *args)[0]
     except _Fail as exc:
@@ -242,6 +364,12 @@ def _call_step(fn, name, args, d, d_v, words=_LINEAR_STEP):
             raise _Fail(f"Your {name} changed its input {arg} in place (for "
                         f"example with `{arg} += ...`). Work on a new array: "
                         f"`{new}`.") from None
+        if f"raised TypeError: {name}() " in text and "argument" in text:
+            raise _Fail(f"Your {name} does not take the exercise's arguments "
+                        f"({', '.join(words['args'])}), in that order"
+                        + (", with alpha=1.0 as in its first line" if "alpha" in
+                           words["args"] else "") + ": the checker passes all "
+                        f"{len(words['args'])}.") from None
         if "could not be broadcast" in text and any(
                 f"({a},{b}) ({b},{a})" in text.replace(" ,", ",")
                 for a, b in ((d, d_v), (d_v, d))):
@@ -249,11 +377,17 @@ def _call_step(fn, name, args, d, d_v, words=_LINEAR_STEP):
                         f"transposed, shape ({d_v}, {d}), and cannot be added to S, "
                         f"({d}, {d_v}). The state is k^T v, keys along the rows: "
                         f"{words['outer']}.") from None
-        if "matmul" in text:
-            raise _Fail(f"Your {name} raised ValueError in a matrix product ({text}). "
-                        "If you wrote k.T @ v: for a 1-D row k.T is k itself, so "
-                        "that is a dot product, not the outer product k^T v; use "
-                        "np.outer(k, v), shape (d_k, d_v).") from None
+        shapes = any(key in text for key in ("matmul", "could not be broadcast",
+                                             "not aligned", "shapes"))
+        why = _slip(fn, words["probe"]) if shapes else None
+        if why:
+            raise _Fail(f"Your {name} raised ValueError: two shapes do not fit. "
+                        "Run with d_k = d_v, where the shapes happen to fit, it "
+                        f"shows the slip: {why}.") from None
+        if shapes:
+            raise _Fail(f"Your {name} raised ValueError: two shapes do not fit "
+                        f"({'a matrix product' if 'matmul' in text else 'shapes'}"
+                        f"). {words['shapes']}") from None
         raise
 
 
@@ -283,9 +417,18 @@ def check_linear_step(fn, name):
                         "divides by 0. Write first, then read.")
         with np.errstate(all="ignore"):
             wrongs = _linear_wrong(*args)
-        for why, wrong in wrongs.items():
-            if all(_close(g, w) for g, w in zip(got, wrong)):
-                raise _Fail(f"{step}: {why}.")
+        why = _named(fn, got, wrongs, _linear_probe)
+        if why:
+            raise _Fail(f"{step}: {why}.")
+        if _close(got[1], want[1]) and _close(got[2], want[2]):
+            with np.errstate(all="ignore"):
+                ratio = (args[2] @ want[1]) / got[0]
+            if np.all(np.isfinite(ratio)) and np.allclose(ratio, ratio[0], rtol=1e-6):
+                raise _Fail(f"{step}: S_new and z_new are right, but the normaliser "
+                            f"is not: you divided q @ S_new by {ratio[0]:.4g}, where "
+                            f"q @ z_new is {args[2] @ want[2]:.4g}. The normaliser "
+                            "is the query's dot product with the updated z, one "
+                            "number.")
         for g, w, what in zip(got, want, ("o", "S_new", "z_new")):
             if not _close(g, w):
                 raise _Fail(f"{step} {what} is off by up to {np.abs(g - w).max():.3g}:"
@@ -334,7 +477,55 @@ def _delta_wrong(S, k, v, beta, alpha):
         "the gate is 1 - alpha: alpha is the share of the old state KEPT, "
         "alpha (S - beta k^T (k S)) + beta k^T v":
             (1 - alpha) * (S - beta * np.outer(k, old)) + beta * np.outer(k, v),
+        "beta and alpha are swapped: beta scales the erase and the write, "
+        "alpha the old state, alpha (S - beta k^T (k S)) + beta k^T v":
+            beta * (S - alpha * np.outer(k, old)) + alpha * np.outer(k, v),
+        "you erased np.outer(k, v), the new value: the erase removes what the "
+        "key reads now, old = k @ S, then the write adds v":
+            alpha * (S - beta * np.outer(k, v)) + beta * np.outer(k, v),
+        "you erased a share beta of the whole state: the delta rule erases only "
+        "what the key reads, beta k^T (k S)":
+            alpha * (S - beta * S) + beta * np.outer(k, v),
+        "the old state S itself is missing: you returned only the change; "
+        "S_new = alpha * (S - beta * np.outer(k, old)) + beta * np.outer(k, v)":
+            alpha * (-beta * np.outer(k, old)) + beta * np.outer(k, v),
     }
+
+
+def _delta_square_slips(S, k, v, beta, alpha):
+    """Slips that raise an error when d_k != d_v and run when d_k == d_v."""
+    old = k @ S
+    write = beta * np.outer(k, v)
+    dot = ("k.T @ v: for a 1-D row k.T is k itself, so that is the dot product "
+           "k . v (one number), not the outer product k^T v; write with "
+           "np.outer(k, v) and erase with np.outer(k, old)")
+    return {
+        "S @ k reads the state with the key on the wrong side: what the state "
+        "holds for k is old = k @ S, shape (d_v,) (the key is a row, as q is in "
+        "q @ S)": alpha * (S - beta * np.outer(k, S @ k)) + write,
+        dot: alpha * (S - beta * np.outer(k, old)) + beta * (k @ v),
+        dot + " (both times)": alpha * (S - beta * (k @ old)) + beta * (k @ v),
+        "the erase k.T @ old is the dot product k . old (one number): erase "
+        "the outer product, np.outer(k, old)":
+            alpha * (S - beta * (k @ old)) + write,
+        "the erase needs what the state holds for k: np.outer(k, k @ S), not "
+        "np.outer(k, k)": alpha * (S - beta * np.outer(k, k)) + write,
+        "k * v multiplies element by element: the write is the outer product "
+        "np.outer(k, v), shape (d_k, d_v)":
+            alpha * (S - beta * np.outer(k, old)) + beta * (k * v),
+        "k * old multiplies element by element: the erase is the outer "
+        "product np.outer(k, old), shape (d_k, d_v)":
+            alpha * (S - beta * (k * old)) + write,
+    }
+
+
+def _delta_probe():
+    """Nonzero square inputs (d_k = d_v = 3): (args, their named slips)."""
+    rng = np.random.default_rng(_SEED + 5)
+    k = rng.standard_normal(3)
+    args = (rng.standard_normal((3, 3)), k / np.linalg.norm(k),
+            rng.standard_normal(3), 0.6, 0.8)
+    return args, {**_delta_wrong(*args), **_delta_square_slips(*args)}
 
 
 @_checker("one step of the delta rule")
@@ -369,9 +560,9 @@ def check_delta_step(fn, name):
         step = f"At token {t} (beta = {betas[t]:.2f}, alpha = {alphas[t]:.2f})"
         if t == 0:
             step += ", starting from S = 0"
-        for why, wrong in _delta_wrong(*args).items():
-            if _close(got, wrong):
-                raise _Fail(f"{step}: {why}.")
+        why = _named(fn, got, _delta_wrong(*args), _delta_probe)
+        if why:
+            raise _Fail(f"{step}: {why}.")
         raise _Fail(f"{step} S_new is off by up to {np.abs(got - want).max():.3g}: "
                     "old = k @ S; S_new = alpha * (S - beta * np.outer(k, old)) + "
                     "beta * np.outer(k, v).")

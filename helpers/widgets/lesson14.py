@@ -5,7 +5,10 @@
 delta rule) and asks for every name's room. The learner types facts (the
 same name twice is an overwrite: the later room is the right answer), sets
 N, the number of facts in the context (random readable facts fill up after
-the typed ones; "New random facts" draws others), and picks the memory.
+the typed ones, and only the first N typed are used; "New random facts"
+draws others), picks the memory, and sets beta, the share of the old value
+the delta rules replace at each write (learned per token in real models;
+the slider is greyed out for the two memories without it).
 
 Left: what the memory holds. For a fixed state, the ``d_k x d_v`` matrix S
 (16 x 16, the same size for any N); for softmax attention the cache itself,
@@ -18,7 +21,9 @@ twice; linear attention adds the two rooms) is a tie, no recall:
 ``✗ Ada → 3 = 9 (tie)``.
 
 Facts are keyed on the text as typed: two names the font cannot draw are
-still two names (their drawn labels are made distinct, ``?? (2)``).
+still two names (their drawn labels are made distinct, ``?? (2)``), and the
+message says why a name is drawn as ``?``. A piece it cannot read
+("Ann=4 Bob=5", a comma missing) is named in the message, never stored.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from helpers import recall as R
 from helpers.widgets.base import Explorer, State
 from helpers.widgets.controls import fit_dropdown
 from helpers.widgets.engine import _has_glyph, display_label
-from helpers.widgets.memory_parts import (D, MAX_N, _clamp, _filler,
+from helpers.widgets.memory_parts import (D, MAX_N, _beta, _clamp, _filler,
                                           _labels, _vectors, read_facts)
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -39,7 +44,7 @@ MAX_BARS = 24  # names shown in the bar panel
 GATE = 0.9
 MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
                   ("linear attention (S = sum of k^T v)", "linear"),
-                  ("delta rule (beta = 1)", "delta"),
+                  ("delta rule", "delta"),
                   (f"gated delta rule (alpha = {GATE:g})", "gated"))
 DEFAULT_FACTS = "Ada=3, Ben=7, Cleo=12, Ada=9"
 OK, FAIL = ("\u2713", "\u2717") if _has_glyph("\u2713") and _has_glyph("\u2717") \
@@ -60,9 +65,9 @@ class _MemoryExplorer(Explorer):
     #: answers: {name: (room read back, right room, cosine)}; recalled,
     #: asked: counts; state_numbers: numbers the memory holds
     shows = {"facts": [], "memory_kind": "", "state": None, "answers": {},
-             "recalled": 0, "asked": 0, "state_numbers": 0}
+             "recalled": 0, "asked": 0, "state_numbers": 0, "beta_used": None}
 
-    def __init__(self, facts, memory, n, seed):
+    def __init__(self, facts, memory, n, seed, beta=1.0):
         self.seed = int(_clamp(seed, 0, 10**6, 0))
         values = [v for _, v in MEMORY_OPTIONS]
         #: notes on what the call asked for and could not have; kept until
@@ -80,6 +85,11 @@ class _MemoryExplorer(Explorer):
         if not n_ok:
             self._start_notes["n"] = (f"N = {display_label(n, 20)[0]} is not a "
                                       f"number from 1 to {MAX_N}: N = {n_used}.")
+        beta_used = _beta(beta)
+        if beta_used is None:
+            beta_used = 1.0
+            self._start_notes["beta"] = (f"beta = {display_label(beta, 20)[0]} is "
+                                         "not a number from 0.1 to 1: beta = 1.")
         self.sentence = widgets.Text(value=str(facts), description="Facts:",
                                      layout=widgets.Layout(width="30em"),
                                      style={"description_width": "initial"})
@@ -89,7 +99,12 @@ class _MemoryExplorer(Explorer):
         self.n = widgets.IntSlider(value=n_used, min=1, max=MAX_N,
                                    description="N facts:",
                                    style={"description_width": "initial"})
-        for key, w in (("memory", self.memory), ("n", self.n)):
+        self.beta = widgets.FloatSlider(
+            value=beta_used, min=0.1, max=1.0, step=0.1, readout_format=".1f",
+            description="\u03b2 (delta rules):",
+            tooltip="Share of the old value the delta rule replaces at each write",
+            style={"description_width": "initial"})
+        for key, w in (("memory", self.memory), ("n", self.n), ("beta", self.beta)):
             w.observe(lambda _, key=key: self._start_notes.pop(key, None),
                       names="value")  # before the explorer's own observer
         self.again = widgets.Button(description="New random facts",
@@ -97,7 +112,7 @@ class _MemoryExplorer(Explorer):
                                     layout=widgets.Layout(width="auto"))
         self.again.on_click(self._redraw_random)
         super().__init__([widgets.HBox([self.sentence, self.memory]),
-                          widgets.HBox([self.n, self.again])])
+                          widgets.HBox([self.n, self.beta, self.again])])
 
     def _redraw_random(self, _=None):
         self.seed += 1
@@ -115,15 +130,19 @@ class _MemoryExplorer(Explorer):
         n = _clamp(self.n.value, 1, MAX_N, 12)
         kind = self.memory.value if self.memory.value in dict(
             (v, k) for k, v in MEMORY_OPTIONS) else "delta"
-        facts = list(typed)
+        beta = _beta(self.beta.value) or 1.0
+        uses_beta = kind in ("delta", "gated")
+        self.beta.disabled = not uses_beta
+        facts = list(typed[:n])
         notes[:0] = list(self._start_notes.values())
-        if not facts:
+        if not typed:
             notes.append(f"No facts typed (write name=room, separated by commas): "
                          f"{n} random facts.")
-        if len(facts) > n:
-            notes.append(f"{len(facts)} facts typed, more than N = {n}: all are kept.")
-        else:
-            facts += _filler({f for f, _ in facts}, n - len(facts), self.seed)
+        if len(typed) > n:
+            notes.append(f"{len(typed)} facts typed: N = {n} uses the first {n}"
+                         + (f" (move N up to {min(len(typed), MAX_N)} for more)."
+                            if n < MAX_N else f"; N is at most {MAX_N}."))
+        facts += _filler({f for f, _ in facts}, n - len(facts), self.seed)
         if not facts:  # pragma: no cover - n >= 1 always fills
             return State(empty=True, placeholder="Type facts like Ada=3")
         names, rooms = [f for f, _ in facts], [r for _, r in facts]
@@ -135,7 +154,7 @@ class _MemoryExplorer(Explorer):
             right[name] = room  # the later fact overwrites
         Q = np.array([K[names.index(a)] for a in asked])
         memory = {"gated": "delta"}.get(kind, kind)
-        out, S = R.read_back(memory, K, V, Q,
+        out, S = R.read_back(memory, K, V, Q, beta=beta,
                              alpha=GATE if kind == "gated" else None)
         table = np.array([room_vec[r] for r in distinct_rooms])
         dist = ((out[:, None, :] - table[None]) ** 2).sum(-1)
@@ -164,6 +183,14 @@ class _MemoryExplorer(Explorer):
                          f" {twice} facts repeat a name")
                         + ": the later room is right." if twice else ""))
         lab = _labels(names + rooms)
+        undrawn = [t for t in dict.fromkeys(names + rooms)
+                   if display_label(t)[1]]
+        if undrawn:
+            notes.append(f"{len(undrawn)} name{'s' if len(undrawn) > 1 else ''} "
+                         "or room" + (" are" if len(undrawn) > 1 else " is")
+                         + " drawn with '?': the font has no glyph for some "
+                         "characters (often emoji). The facts are stored and "
+                         "asked as typed.")
         if ties:
             notes.insert(1, "A tie is no recall: " + "; ".join(
                 f"{lab[a]} reads back as near to room " + " as to room ".join(
@@ -177,6 +204,7 @@ class _MemoryExplorer(Explorer):
         return State(tokens=rows, weights=np.asarray(S, dtype=float), notes=notes,
                      facts=facts, memory_kind=kind, state=S, answers=answers,
                      recalled=hits, asked=len(asked), state_numbers=size,
+                     beta_used=beta if uses_beta else None,
                      _names=names, _n=len(facts), _ties=ties, _lab=lab)
 
     def _paint(self, art, s):
@@ -225,6 +253,8 @@ class _MemoryExplorer(Explorer):
 
     def _describe(self, s):
         name = dict((v, k) for k, v in MEMORY_OPTIONS)[s.memory_kind]
+        if s.beta_used is not None:
+            name += f", \u03b2 = {s.beta_used:.1f},"
         held = (f"a cache of {s.state.shape[0]} rows × {2 * D} numbers" if
                 s.memory_kind == "softmax" else
                 f"a state of {D} × {D} numbers")
@@ -247,13 +277,14 @@ class _MemoryExplorer(Explorer):
                 f"{s.recalled} of {s.asked}>")
 
 
-def memory_explorer(facts=DEFAULT_FACTS, memory="delta", n=12, seed=0):
+def memory_explorer(facts=DEFAULT_FACTS, memory="delta", n=12, seed=0, beta=1.0):
     """Lesson 14: store "name=room" facts in a memory and ask for every name.
 
     ``.sentence`` (typed facts), ``.memory`` ("softmax", "linear", "delta",
     "gated"), ``.n`` (facts in the context, 1-64; random facts fill up after
-    the typed ones) and the button "New random facts". ``.facts`` lists the
+    the typed ones; only the first N typed are used), ``.beta`` (the delta
+    rules' beta, 0.1-1) and the button "New random facts". ``.facts`` lists the
     context, ``.state`` what the memory holds, ``.answers`` {name: (room
     read back, right room, cosine)}, ``.recalled`` of ``.asked``.
     """
-    return _MemoryExplorer(facts, memory, n, seed)
+    return _MemoryExplorer(facts, memory, n, seed, beta)

@@ -26,16 +26,37 @@ def _clamp(value, low, high, default):
     return min(max(v, low), high)
 
 
+#: What separates a name from its room; a piece with two of them is two
+#: facts run together ("Ann=4 Bob=5": a comma missing), not one.
+_SEPARATOR = re.compile(r"=|->|\u2192|:")
+
+
+def _beta(value):
+    """``value`` as a beta the slider can show (0.1 to 1, one decimal), or
+    None when it is not such a number."""
+    try:
+        b = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not np.isfinite(b) or not 0.1 - 1e-9 <= b <= 1.0 + 1e-9:
+        return None
+    return round(b, 1)
+
+
 def read_facts(text):
     """``"Ada=3, Ben=7"`` -> ([("Ada", "3"), ("Ben", "7")], notes). Pieces
     are split at commas, semicolons and new lines; each is ``name = room``
-    (or ``->``, ``→``, ``:``); what cannot be read is named in a note."""
+    (or ``->``, ``→``, ``:``); what cannot be read is named in a note: a
+    piece with no separator, or with two ("Ann=4 Bob=5", a comma missing),
+    which is never read as the room "4 Bob=5". Every fact read is returned
+    (the text is cut at ``MAX_TEXT`` characters); the explorer uses the
+    first N."""
     text = "" if text is None else str(text)
     notes = []
     if len(text) > MAX_TEXT:
         notes.append(f"Read the first {MAX_TEXT:,} characters only.")
         text = text[:MAX_TEXT]
-    facts, unread = [], []
+    facts, unread, run_together = [], [], []
     for piece in _SPLIT.split(text):
         if not piece.strip():
             continue
@@ -43,15 +64,25 @@ def read_facts(text):
         if not m:
             unread.append(piece.strip())
             continue
+        if _SEPARATOR.search(m.group(2)):
+            run_together.append(piece.strip())
+            continue
         facts.append((m.group(1).strip() or "?", m.group(2).strip() or "?"))
+    if run_together:
+        notes.append(f"Not read: {_quoted(run_together)} "
+                     + ("looks" if len(run_together) == 1 else "each look")
+                     + " like two facts (a comma missing?); separate facts with "
+                     "commas.")
     if unread:
-        shown = ", ".join(repr(display_label(u, 12)[0]) for u in unread[:3])
-        more = f" and {len(unread) - 3} more" if len(unread) > 3 else ""
-        notes.append(f"Could not read {shown}{more} as a fact: write name=room.")
-    if len(facts) > MAX_N:
-        notes.append(f"Kept the first {MAX_N} of {len(facts)} facts typed.")
-        facts = facts[:MAX_N]
+        notes.append(f"Not read: {_quoted(unread)} "
+                     + ("is" if len(unread) == 1 else "are") + " not name=room.")
     return facts, notes
+
+
+def _quoted(pieces, shown=3):
+    """The first ``shown`` pieces quoted and drawable, and how many more."""
+    text = ", ".join(repr(display_label(u, 16)[0]) for u in pieces[:shown])
+    return text + (f" and {len(pieces) - shown} more" if len(pieces) > shown else "")
 
 
 def _labels(texts):

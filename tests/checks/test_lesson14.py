@@ -32,10 +32,17 @@ def test_hybrid_by_hand():
     assert q3 == 12 * 2 * 2 * 256 * 2 * 262_144 + 36 * 32 * 128 * 128 * 2
 
 
-def test_hybrid_mistakes_all_differ_in_the_first_and_last_case():
-    for case in (HYBRID_CASES[0], HYBRID_CASES[-1]):
-        values = [v for v, _ in hybrid_mistakes(*case)]
-        assert len(set(values)) == len(values)
+def test_hybrid_mistakes_all_differ_in_some_case():
+    # two mistakes may give the same number in one case (cache / 2 is the cache
+    # of one of 2 full layers) but never in every case: the checker reads on
+    # to the case that tells them apart
+    table = [[v for v, _ in hybrid_mistakes(*case)] for case in HYBRID_CASES]
+    n = len(table[0])
+    for i in range(n):
+        for j in range(i + 1, n):
+            assert any(row[i] != row[j] for row in table), (i, j)
+    values = [v for v, _ in hybrid_mistakes(*HYBRID_CASES[-1])]
+    assert len(set(values)) >= len(values) - 1
     # the last case (10 layers, one in 4 full) catches every mistake, L / i too
     assert reference_hybrid_bytes(*HYBRID_CASES[-1]) not in [
         v for v, _ in hybrid_mistakes(*HYBRID_CASES[-1])]
@@ -223,3 +230,189 @@ def test_linear_step_kT_at_v_on_rows_is_named(capsys):
 
     result, out = _verdict(checks.check_linear_step, linear_step, capsys)
     assert result is False and "k.T is k itself" in out, out
+
+
+# --- issue 54: every plausible slip named (brainstormed, then each tried) -------
+
+outer = np.outer
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * hs * dh * b * n
+     + (L - L // i) * hs * dk * dv * b, "not n_state_heads"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * b * n
+     + (L - L // i) * g * dk * dv * b, "not n_kv_heads"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * g * dh * b * n
+     + (L - L // i) * hs * dk * dv * b, "one full-attention layer"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * b * n
+     + hs * dk * dv * b, "the state of one layer"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dk * b * n
+     + (L - L // i) * hs * dk * dv * b, "not d_k"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * n
+     + (L - L // i) * hs * dk * dv * b, "multiplies the state only"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * i * g * dh * b * n
+     + (L - i) * hs * dk * dv * b, "not their number"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (-(-L // i)) * g * dh * b * n
+     + (L - -(-L // i)) * hs * dk * dv * b, "not one more"),   # rounded up
+])
+def test_hybrid_names_more_mistakes(fn, words, capsys):
+    result, out = _verdict(checks.check_hybrid_bytes, fn, capsys)
+    assert result is False and words in out, out
+
+
+def test_hybrid_one_layers_cache_is_not_named_as_a_missing_factor_2(capsys):
+    # with 2 full layers, the cache of one layer equals the cache without its
+    # factor 2; the checker reads on to Qwen3-Next's 12 layers to tell them apart
+    def one_layer(n, L, i, g, dh, hs, dk, dv, b=2):
+        return 2 * g * dh * b * n + (L - L // i) * hs * dk * dv * b
+
+    result, out = _verdict(checks.check_hybrid_bytes, one_layer, capsys)
+    assert "one full-attention layer" in out and "AND a value" not in out, out
+
+
+@pytest.mark.parametrize("fn", [
+    lambda n, L, i, g, dh, hs, dk, dv, b=2: (L // i) * 2 * n * g * dh * b
+    + (L - L // i) * hs * dk * dv * b,
+    lambda n, L, i, g, dh, hs, dk, dv, b=2: np.int64(
+        lesson14.hybrid_bytes(n, L, i, g, dh, hs, dk, dv, b)),
+    lambda n, L, i, g, dh, hs, dk, dv, b=2: float(
+        lesson14.hybrid_bytes(n, L, i, g, dh, hs, dk, dv, b)),
+])
+def test_hybrid_right_variants_pass(fn, capsys):
+    assert checks.check_hybrid_bytes(fn) is True, capsys.readouterr().out
+
+
+def _lin(o, S_new, z_new):
+    """A learner's linear step from three formulas of (S, z, q, k, v)."""
+    return lambda S, z, q, k, v: (o(S, z, q, k, v), S_new(S, z, q, k, v),
+                                  z_new(S, z, q, k, v))
+
+
+def _S1(S, z, q, k, v):
+    return S + outer(k, v)
+
+
+def _z1(S, z, q, k, v):
+    return z + k
+
+
+@pytest.mark.parametrize("fn, words", [
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (z + k).sum(), _S1, _z1),
+     "the sum of z_new"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (q @ q), _S1, _z1),
+     "divided by q . q"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (q @ (z + q)), _S1,
+          lambda S, z, q, k, v: z + q), "not the queries"),
+    (_lin(lambda S, z, q, k, v: q @ (S + outer(q, v)) / (q @ (z + k)),
+          lambda S, z, q, k, v: S + outer(q, v), _z1), "wrote the query"),
+    (_lin(lambda S, z, q, k, v: k @ _S1(S, z, q, k, v) / (k @ (z + k)), _S1, _z1),
+     "read with the key"),
+    (_lin(lambda S, z, q, k, v: q @ outer(k, v) / (q @ (z + k)),
+          lambda S, z, q, k, v: outer(k, v), _z1), "lost the old state"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (q @ k), _S1,
+          lambda S, z, q, k, v: k), "lost the old sum"),
+    (_lin(lambda S, z, q, k, v: _S1(S, z, q, k, v) @ q / (q @ (z + k)), _S1, _z1),
+     "S_new @ q puts the state first"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (z + k), _S1, _z1),
+     "element by element by z_new"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (q * (z + k)), _S1, _z1),
+     "element by element by q * z_new"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (q @ (z + v)), _S1,
+          lambda S, z, q, k, v: z + v), "z sums the keys"),
+    (_lin(lambda S, z, q, k, v: q @ (S + k * v) / (q @ (z + k)),
+          lambda S, z, q, k, v: S + k * v, _z1), "k * v multiplies element"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v)
+          / np.linalg.norm(q @ _S1(S, z, q, k, v)), _S1, _z1),
+     "S_new and z_new are right, but the normaliser is not"),
+    (_lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / q.sum(), _S1, _z1),
+     "sum of q"),
+    (lambda S, z, q, k, v: lesson14.linear_step(S, z, q, k, v)[0], "three things"),
+])
+def test_linear_step_names_every_slip_tried(fn, words, capsys):
+    result, out = _verdict(checks.check_linear_step, fn, capsys)
+    assert result is False and words in out, out
+    assert "keepdims" not in out, out        # lesson 04's hint is not this one
+
+
+def test_linear_step_wrong_normaliser_gives_both_numbers(capsys):
+    fn = _lin(lambda S, z, q, k, v: q @ _S1(S, z, q, k, v) / (q @ (z + k) + 1.0),
+              _S1, _z1)
+    result, out = _verdict(checks.check_linear_step, fn, capsys)
+    assert result is False and "you divided q @ S_new by" in out, out
+    assert "where q @ z_new is" in out, out
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda S, k, v, b, a=1.0: a * (S - b * outer(k, S @ k)) + b * outer(k, v),
+     "S @ k reads the state with the key on the wrong side"),
+    (lambda S, k, v, b, a=1.0: a * (S - b * outer(k, k @ S)) + b * (k.T @ v),
+     "k.T @ v: for a 1-D row k.T is k itself"),
+    (lambda S, k, v, b, a=1.0: a * (S - b * (k.T @ (k @ S))) + b * (k.T @ v),
+     "(both times)"),
+    (lambda S, k, v, b, a=1.0: b * (S - a * outer(k, k @ S)) + a * outer(k, v),
+     "beta and alpha are swapped"),
+    (lambda S, k, v, b, a=1.0: a * (S - b * outer(k, v)) + b * outer(k, v),
+     "you erased np.outer(k, v)"),
+    (lambda S, k, v, b, a=1.0: a * (S - b * S) + b * outer(k, v),
+     "a share beta of the whole state"),
+    (lambda S, k, v, b, a=1.0: a * (-b * outer(k, k @ S)) + b * outer(k, v),
+     "the old state S itself is missing"),
+    (lambda S, k, v, b, a=1.0: a * (S - b * outer(k, k)) + b * outer(k, v),
+     "not np.outer(k, k)"),
+    (lambda S, k, v, b, a=1.0: a * (S - b * outer(k, k @ S)) + b * (k * v),
+     "k * v multiplies element by element"),
+    (lambda S, k, v, b: S - b * outer(k, k @ S) + b * outer(k, v),
+     "with alpha=1.0 as in its first line"),
+    (lambda S, k, v, b, a=1.0: a * (S - outer(k, k @ S)) + outer(k, v),
+     "beta is missing: it scales both"),
+    (lambda S, k, v, b, a=1.0: a * (S - b * outer(k, k @ S)) + outer(k, v),
+     "beta is missing from the write"),
+])
+def test_delta_step_names_every_slip_tried(fn, words, capsys):
+    result, out = _verdict(checks.check_delta_step, fn, capsys)
+    assert result is False and words in out, out
+    assert "keepdims" not in out, out
+
+
+def test_a_plain_S_at_k_is_not_called_k_T_at_v(capsys):
+    # the cold read's slip: `S @ k` was answered with a message about k.T @ v
+    def delta_step(S, k, v, beta, alpha=1.0):
+        old = S @ k
+        return alpha * (S - beta * np.outer(k, old)) + beta * np.outer(k, v)
+
+    result, out = _verdict(checks.check_delta_step, delta_step, capsys)
+    assert result is False and "S @ k" in out and "k.T @ v" not in out, out
+
+
+def test_an_unknown_shape_error_lists_the_shapes_without_guessing(capsys):
+    def delta_step(S, k, v, beta, alpha=1.0):
+        return alpha * (S - beta * np.outer(k, k @ S)) + beta * np.outer(k, v) @ S
+
+    result, out = _verdict(checks.check_delta_step, delta_step, capsys)
+    assert result is False and "two shapes do not fit" in out, out
+    assert "k.T @ v: for" not in out and "keepdims" not in out, out
+
+
+@pytest.mark.parametrize("fn", [
+    lambda S, k, v, b, a=1.0: a * (S - b * outer(k, S.T @ k)) + b * outer(k, v),
+    lambda S, k, v, b, a=1.0: a * (S - b * outer(k, k) @ S) + b * outer(k, v),
+    lambda S, k, v, b, a=1.0: a * S - a * b * outer(k, k @ S) + b * outer(k, v),
+    lambda S, k, v, beta, alpha: alpha * (S - beta * outer(k, k @ S))
+    + beta * outer(k, v),
+    lambda S, k, v, b, a=1.0: a * (S + b * outer(k, v - k @ S))
+    + (1 - a) * b * outer(k, v),
+])
+def test_delta_step_right_variants_pass(fn, capsys):
+    assert checks.check_delta_step(fn) is True, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn", [
+    lambda S, z, q, k, v: (np.einsum("i,ij->j", q, S + np.einsum("i,j->ij", k, v))
+                           / np.dot(q, z + k), S + np.einsum("i,j->ij", k, v), z + k),
+    lambda S, z, q, k, v: ((S + outer(k, v)).T @ q / abs(q @ (z + k)),
+                           S + outer(k, v), z + k),
+    lambda S, z, q, k, v: (q @ (S + outer(k, v)) / (q @ (z + k) + 1e-12),
+                           S + outer(k, v), z + k),
+])
+def test_linear_step_more_right_variants_pass(fn, capsys):
+    assert checks.check_linear_step(fn) is True, capsys.readouterr().out
