@@ -275,8 +275,8 @@ def _panels_alt(coords, senses, sense_names, markers_said, step_names, shown):
             text += ("two groups: every point is nearer the centre of its own "
                      "sense's points than the other's")
         else:
-            text += (f"mixed: {int((~own).sum())} of {len(pts)} points are nearer "
-                     "the other sense's centre")
+            text += (f"mixed: {int((~own).sum())} of {len(pts)} points are not "
+                     "nearer the centre of their own sense's points")
         parts.append(text + f" (centres {alt_text.number(gap / size)} of the "
                      "panel's width apart)")
     return ". ".join(parts) + "."

@@ -52,7 +52,8 @@ def ambiguous_rows(panels, *, suptitle="Where the ambiguous word looks "
             tallest = "tallest bars tie: " + ", ".join(f"'{tokens[k]}'" for k in ties)
         else:
             kind = "a topic word" if top in topic else "not a topic word"
-            tallest = f"tallest bar '{tokens[top]}' {alt_text.number(row[top])} ({kind})"
+            tallest = (f"tallest bar '{tokens[top]}' {alt_text.number(row[top])} "
+                       f"({kind})")
         target = p["target_index"]
         said.append(f"{p['title']}: topic words {topic_text}; {tallest}; "
                     f"'{tokens[target]}' itself {alt_text.number(row[target])}")
