@@ -245,12 +245,6 @@ def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> boo
                            "One row per query token and one column per key token.")
             if np.allclose(got, expected, rtol=0, atol=1e-5):
                 continue
-            if not np.isfinite(got).all():
-                raise _Fail(
-                    f"For {label} your weights contain NaN or inf. A row whose "
-                    "scores are all -inf has nothing to attend to: did you leave "
-                    "out the diagonal (np.tril(..., k=-1))? Row 0 must keep its "
-                    "own key.")
             tries = {
                 "after": (softmax(S) * lower, "you masked after the softmax: the "
                           "rows no longer sum to 1. Set the masked scores to -inf "
@@ -273,10 +267,27 @@ def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> boo
                          "+ b_K"),
                 "transposed": (expected.T, "your weights are transposed: rows "
                                "must be queries (scores = Q K^T)"),
+                "kq": (masked(K @ Q.T / math.sqrt(d_k)), "your scores are K Q^T: "
+                       "rows must be queries, so the scores are Q @ K.T"),
+                "inverted": (masked(S, ~lower), "your mask is the wrong way round: "
+                             "it blocks the keys a token may see (j <= i) and keeps "
+                             "the later ones. True in the mask means 'may attend'"),
+                "axis0": (softmax(np.where(lower, S, -np.inf), axis=0), "the "
+                          "softmax ran down the columns (axis=0): each row, one "
+                          "query, must sum to 1 (axis=-1)"),
             }
+            # a row with no allowed key is NaN in a learner's own softmax and 0
+            # in the library's: read NaN as 0 to name the mask behind it
+            read = np.nan_to_num(got, nan=0.0, posinf=0.0, neginf=0.0)
             for wrong, why in tries.values():
-                if np.allclose(got, wrong, rtol=0, atol=1e-5):
+                if np.allclose(read, wrong, rtol=0, atol=1e-5):
                     raise _Fail(f"For {label} {why}.")
+            if not np.isfinite(got).all():
+                raise _Fail(
+                    f"For {label} your weights contain NaN or inf. A row whose "
+                    "scores are all -inf has nothing to attend to: did you leave "
+                    "out the diagonal (np.tril(..., k=-1))? Row 0 must keep its "
+                    "own key.")
             strict = masked(S, np.tril(lower, k=-1))
             if np.allclose(got[1:], strict[1:], rtol=0, atol=1e-5):
                 raise _Fail(f"For {label} you left out the diagonal (a mask j < i): "

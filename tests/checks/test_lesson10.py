@@ -271,3 +271,32 @@ def test_real_head_right_spellings(capsys):
         assert _verdict(checks.check_real_head, fn, capsys)[0] is True
     assert _verdict(checks.check_causal_head_pattern, big_negative_causal,
                     capsys)[0] is True
+
+
+def _causal_variant(keep=None, axis=-1, kq=False, own_softmax=False):
+    def pattern(x, W_Q, b_Q, W_K, b_K):
+        Q, K, r = _bare(x, W_Q, b_Q, W_K, b_K)
+        lower = _lower(len(Q))
+        S = (K @ Q.T if kq else Q @ K.T) / r
+        S = np.where(lower if keep is None else keep(lower), S, -np.inf)
+        if own_softmax:
+            with np.errstate(all="ignore"):
+                e = np.exp(S - S.max(axis=axis, keepdims=True))
+                return e / e.sum(axis=axis, keepdims=True)
+        return softmax(S, axis=axis)
+    return pattern
+
+
+@needs_model
+@pytest.mark.parametrize("fn, words", [
+    (_causal_variant(keep=lambda m: ~m), "wrong way round"),
+    (_causal_variant(keep=lambda m: ~m, own_softmax=True), "wrong way round"),
+    (_causal_variant(axis=0), "down the columns"),
+    (_causal_variant(kq=True), "K Q^T"),
+    (_causal_variant(keep=lambda m: np.tril(m, -1), own_softmax=True),
+     "left out the diagonal"),
+])
+def test_causal_head_mask_mistakes(fn, words, capsys):
+    result, out = _verdict(checks.check_causal_head_pattern, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
