@@ -115,6 +115,10 @@ def check_cross_attention(fn, name):
                     "You applied a causal mask. Cross-attention usually has no "
                     "mask: every query may look at the whole source."
                 )
+            extra["after"] = softmax(Q @ K.T) / math.sqrt(Q.shape[-1])
+            extra["after_message"] = (
+                "You divided by sqrt(d_k) after the softmax, so your rows sum to "
+                "less than 1. Divide the scores before it: softmax(Q K^T / sqrt(d_k)).")
             scale = name_the_divisor(got_w, Q @ K.T, _divisors(Xq, Xs, Q, V))
             if scale:
                 raise _Fail(scale)

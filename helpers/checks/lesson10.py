@@ -85,6 +85,10 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
                 )
             got = _as_array(result, f"What your {name} returns")
             label = f"layer {layer}, head {head}"
+            if got.shape == x.shape or got.shape == (len(x), W_K.shape[1]):
+                raise _Fail(f"For {label} you returned an array of shape {got.shape}: "
+                            "that is attention's output (weights @ V). Return the "
+                            "weights, the second thing attention returns.")
             _require_shape(got, expected.shape, f"For {label}, the weights",
                            "One row per query token and one column per key token.")
             if np.allclose(got, expected, rtol=0, atol=1e-5):
@@ -123,6 +127,11 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
                 "x @ W_K + b_K": softmax((x @ W_Q + b_K) @ (x @ W_K + b_Q).T / r),
                 "your keys are built with W_Q: K = x @ W_K + b_K":
                     softmax(Q @ Q.T / r),
+                "your queries are built with W_K: Q = x @ W_Q + b_Q":
+                    softmax(K @ K.T / r),
+                "you divided by sqrt(d_k) after the softmax: the scores are "
+                "divided before it, softmax(Q K^T / sqrt(d_k))":
+                    softmax(Q @ K.T) / r,
                 "you applied a causal mask: this model is an encoder, every word "
                 "piece sees every other one (no mask here; the mask is the optional "
                 "section 10)": softmax(np.where(np.tril(np.ones((n, n), bool)),

@@ -318,3 +318,11 @@ def test_word_heatmap_right_spellings(capsys):
 ])
 def test_word_heatmap_more_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_word_heatmap, wrong, capsys, *needles)
+
+
+def test_cross_attention_scaled_after_softmax(capsys):
+    def wrong(Xq, Xs, W_Q, W_K, W_V):
+        A = softmax((Xq @ W_Q) @ (Xs @ W_K).T) / np.sqrt(W_Q.shape[1])
+        return A @ (Xs @ W_V), A
+
+    assert_diagnosis(checks.check_cross_attention, wrong, capsys, "after the softmax")

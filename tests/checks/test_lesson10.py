@@ -300,3 +300,16 @@ def test_causal_head_mask_mistakes(fn, words, capsys):
     result, out = _verdict(checks.check_causal_head_pattern, fn, capsys)
     assert result is False and out.startswith("Not quite:"), out
     assert words in out, out
+
+
+@needs_model
+@pytest.mark.parametrize("fn, words", [
+    (lambda *a: softmax(_bare(*a)[0] @ _bare(*a)[1].T) / _bare(*a)[2],
+     "after the softmax"),
+    (lambda *a: lesson10.attention(*_bare(*a)[:2], a[0])[0], "attention's output"),
+    (lambda x, W_Q, b_Q, W_K, b_K: lesson10.real_head_pattern(x, W_K, b_K, W_K, b_K),
+     "queries are built with W_K"),
+])
+def test_real_head_order_mistakes(fn, words, capsys):
+    result, out = _verdict(checks.check_real_head, fn, capsys)
+    assert result is False and words in out, out
