@@ -5,7 +5,9 @@
 * :func:`same_offset_score`: the position-only baseline for a head that is
   said to follow a relation (verb -> object);
 * :func:`sense_gap`: which sense's centroid a word's vector is nearer, layer
-  by layer, with leave-one-out centroids.
+  by layer, with leave-one-out centroids;
+* :func:`parked_weight`: how much weight each head's word pieces put on
+  ``[CLS]``, on ``[SEP]`` and on a full stop, sentence by sentence.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import numpy as np
 
 from helpers.models.pretrained import PretrainedModel, _unit
 
-__all__ = ["reference_differences", "same_offset_score", "sense_gap"]
+__all__ = ["parked_weight", "reference_differences", "same_offset_score", "sense_gap"]
+
+PARKING = ("[CLS]", "[SEP]", ".")
 
 REFERENCE = (Path(__file__).resolve().parent.parent / "tests" / "data"
              / "pretrained_reference.npz")
@@ -89,3 +93,27 @@ def sense_gap(vectors: np.ndarray, senses, leave_one_out: bool = True) -> np.nda
         cos = u.sum(-1)                                        # (L+1, 2)
         gap[k] = cos[:, 0] - cos[:, 1]
     return gap
+
+
+def parked_weight(runs) -> dict:
+    """Per sentence and head, the mean weight a word piece puts on each of
+    ``PARKING``: ``{"[CLS]": (n_runs, L, h), "[SEP]": ..., ".": ...}``.
+
+    The askers are the word pieces between ``[CLS]`` and ``[SEP]`` that are
+    not punctuation; a sentence without a full stop gives NaN for ".".
+    Average over axis 0 (``np.nanmean``) for a head's mean over sentences.
+    """
+    from helpers.models.pretrained import PUNCTUATION
+
+    out = {key: [] for key in PARKING}
+    for run in runs:
+        A = np.asarray(run.attention, np.float64)
+        n = A.shape[-1]
+        askers = [k for k in range(1, n - 1) if run.tokens[k] not in PUNCTUATION]
+        rows = A[..., askers, :]                                   # (L, h, q, n)
+        for key in PARKING:
+            keys = [k for k, tok in enumerate(run.tokens) if tok == key]
+            weight = rows[..., keys].sum(-1).mean(-1) if keys else np.full(A.shape[:2],
+                                                                           np.nan)
+            out[key].append(weight)
+    return {key: np.stack(value) for key, value in out.items()}

@@ -437,3 +437,25 @@ def test_same_offset_score_is_what_a_position_head_would_get(model):
     one = probing.same_offset_score(model, pairs[1:])
     expected = run.attention[:, :, others, [a + j - i for a in others]].mean(-1)
     np.testing.assert_allclose(one, expected, atol=1e-6)
+
+
+def test_parked_weight_by_hand():
+    """Two askers ('a', 'b'); the comma neither asks nor is counted as a full stop."""
+    from types import SimpleNamespace
+
+    A = np.array([[0.25, 0.25, 0.25, 0.25, 0.0, 0.0],    # [CLS] does not ask
+                  [0.5, 0.1, 0.1, 0.0, 0.2, 0.1],        # a
+                  [0.1, 0.1, 0.1, 0.0, 0.4, 0.3],        # b
+                  [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],        # , (punctuation: no)
+                  [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],        # .
+                  [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]])       # [SEP]
+    run = SimpleNamespace(tokens=["[CLS]", "a", "b", ",", ".", "[SEP]"],
+                          attention=A[None, None])
+    parked = probing.parked_weight([run, run])
+    np.testing.assert_allclose(parked["[CLS]"], 0.3)      # (0.5 + 0.1) / 2
+    np.testing.assert_allclose(parked["."], 0.3)          # (0.2 + 0.4) / 2
+    np.testing.assert_allclose(parked["[SEP]"], 0.2)      # (0.1 + 0.3) / 2
+    assert parked["[CLS]"].shape == (2, 1, 1)
+    no_stop = SimpleNamespace(tokens=["[CLS]", "a", "[SEP]"],
+                              attention=np.full((1, 1, 3, 3), 1 / 3))
+    assert np.isnan(probing.parked_weight([no_stop])["."]).all()

@@ -25,6 +25,7 @@ from helpers.checks._core import (
     _checker,
     _whole_numbers,
 )
+from helpers.checks._scale import name_the_divisor
 from helpers.checks._weights import _diagnose_weights
 
 #: The checkers of this lesson: ``helpers.checks`` re-exports these names.
@@ -51,7 +52,10 @@ def _cross_data(seed, n_q, n_s, d_q, d_s, d_k=2, d_v=3):
 def check_cross_attention(fn, name):
     """Check ``fn(X_query, X_source, W_Q, W_K, W_V) -> (output, weights)``."""
     cases = [
-        ("4 query and 4 source tokens", _cross_data(_SEED, 4, 4, 4, 4)),
+        # d_k = 3, width 4, d_v = 6, 5 tokens: every size a learner might divide
+        # the scores by is a different number (sqrt(d_k) 1.73, d_k 3, sqrt of the
+        # width 2, the width 4, sqrt(d_v) 2.45, sqrt(n) 2.24, ...).
+        ("5 query and 5 source tokens", _cross_data(_SEED, 5, 5, 4, 4, d_k=3, d_v=6)),
         ("3 query and 5 source tokens", _cross_data(_SEED + 1, 3, 5, 4, 4)),
         (
             "3 query tokens (d=4), 5 source tokens (d=6)",
@@ -66,6 +70,10 @@ def check_cross_attention(fn, name):
         result, _ = _call(fn, name, ("X_query", "X_source", "W_Q", "W_K", "W_V"),
                           *arrays)
         got_out, got_w = _unpack_pair(result, name, "output", "weights")
+        if (got_w.shape != expected_w.shape and got_out.shape == expected_w.shape
+                and got_w.shape == expected_out.shape):
+            raise _Fail("You returned (weights, output); return them the other way "
+                        "round: (output, weights).")
         if got_w.shape != expected_w.shape:
             hint = "That is (n_query, n_source): one row per query token."
             if got_w.shape == (n_s, n_q):
@@ -107,8 +115,18 @@ def check_cross_attention(fn, name):
                     "You applied a causal mask. Cross-attention usually has no "
                     "mask: every query may look at the whole source."
                 )
+            extra["after"] = softmax(Q @ K.T) / math.sqrt(Q.shape[-1])
+            extra["after_message"] = (
+                "You divided by sqrt(d_k) after the softmax, so your rows sum to "
+                "less than 1. Divide the scores before it: softmax(Q K^T / sqrt(d_k)).")
+            scale = name_the_divisor(got_w, Q @ K.T, _divisors(Xq, Xs, Q, V))
+            if scale:
+                raise _Fail(scale)
             _diagnose_weights(got_w, Q, K, None, expected_w, label, extra)
         if got_out.shape != expected_out.shape:
+            if got_out.shape == (n_q, Xs.shape[1]) and _close(got_out, expected_w @ Xs):
+                raise _Fail("Your weights are right, but the output is weights @ "
+                            "X_source: the values are V = X_source @ W_V.")
             _require_shape(
                 got_out,
                 expected_out.shape,
@@ -125,6 +143,10 @@ def check_cross_attention(fn, name):
                     "Your weights are right, but the values come from X_query. "
                     "Values come from the source: V = X_source @ W_V."
                 )
+            if n_q == n_s and _close(got_out, expected_w.T @ V):
+                raise _Fail("Your weights are right, but the output uses them "
+                            "transposed (weights.T @ V): output = weights @ V, one "
+                            "row per query.")
             raise _Fail(
                 f"For {label} your weights are right but the output is not "
                 "weights @ (X_source @ W_V)."
@@ -135,14 +157,47 @@ def check_cross_attention(fn, name):
     )
 
 
+def _divisors(Xq, Xs, Q, V):
+    """What a learner might divide the scores by, the right one first."""
+    d_k, n_q, n_s = Q.shape[-1], Xq.shape[0], Xs.shape[0]
+    d_q, d_s, d_v = Xq.shape[1], Xs.shape[1], V.shape[-1]
+    return [
+        (math.sqrt(d_k), "sqrt(d_k)"),
+        (1, ""),
+        (d_k, "d_k itself, without the square root"),
+        (math.sqrt(d_q), "the square root of X_query's width (the model width, "
+         "not the key size d_k = Q.shape[-1])"),
+        (d_q, "X_query's width (the model width, not d_k = Q.shape[-1])"),
+        (math.sqrt(d_s), "the square root of X_source's width (not the key size "
+         "d_k = K.shape[-1])"),
+        (d_s, "X_source's width (not d_k = K.shape[-1])"),
+        (math.sqrt(d_v), "the square root of the values' width d_v (d_k is the "
+         "width of the queries and keys, Q.shape[-1])"),
+        (d_v, "the values' width d_v"),
+        (math.sqrt(n_s), "the square root of a number of tokens (d_k is a width, "
+         "Q.shape[-1], not a length)"),
+        (math.sqrt(n_q), "the square root of a number of tokens (d_k is a width, "
+         "Q.shape[-1], not a length)"),
+        (n_s, "a number of tokens (d_k is a width, Q.shape[-1], not a length)"),
+    ]
+
+
 # ------------------------------------------------------------- warm-up ---
 
 
 @_checker("the shape of the cross-attention weights")
 def check_cross_shape(fn, name):
     """Check ``fn(n_query, n_source) -> (n_query, n_source)``."""
-    for n_q, n_s in ((4, 6), (7, 3), (5, 5)):
+    sizes = ((4, 6), (7, 3), (5, 5))
+    answers = [_call(fn, name, ("n_query", "n_source"), *size)[0] for size in sizes]
+    if all(repr(a) == repr(answers[0]) for a in answers):
+        raise _Fail(f"{name} returns {answers[0]!r:.40} whatever the sizes: a number "
+                    "typed in by hand. Build the shape from n_query and n_source.")
+    for n_q, n_s in sizes:
         result, _ = _call(fn, name, ("n_query", "n_source"), n_q, n_s)
+        if isinstance(result, (int, float, np.integer, np.floating)):
+            raise _Fail(f"{name} returned one number, {result!r:.20}; a shape is a "
+                        "pair of whole numbers (rows, columns), like (3, 5).")
         try:
             got = _whole_numbers(result)
         except (TypeError, ValueError):
@@ -156,12 +211,23 @@ def check_cross_shape(fn, name):
                 f"{got}: rows and columns are swapped. Rows are queries (the "
                 "sentence being written), columns are keys (the source)."
             )
+        if len(got) != 2:
+            raise _Fail(f"You answered {got}, {len(got)} number(s): the weights are a "
+                        "grid, so their shape is a pair (rows, columns).")
         if len(got) == 2 and got[0] == got[1]:
             raise _Fail(
                 f"You answered a square {got}: in cross-attention the two sentences "
                 "can have different lengths, one row per query token and one column "
                 "per source token."
             )
+        if got in ((n_q * n_s, 1), (1, n_q * n_s)):
+            raise _Fail(f"You answered {got}: that is the number of weights laid out "
+                        "in one line. The grid has one row per query token and one "
+                        "column per source token.")
+        if abs(got[0] - n_q) <= 1 and abs(got[1] - n_s) <= 1:
+            raise _Fail(f"For {n_q} query and {n_s} source tokens you answered {got}: "
+                        "off by one. The shape is exactly (n_query, n_source), with "
+                        "nothing added or taken away.")
         raise _Fail(f"For {n_q} query and {n_s} source tokens expected "
                     f"({n_q}, {n_s}), got {got}.")
     return f"{name}: one row per query token, one column per source token."
@@ -175,8 +241,9 @@ def check_padded_cross(fn, name):
     """Check ``fn(X_query, X_source, W_Q, W_K, W_V, source_is_real)
     -> (output, weights)``: padding keys (source columns) get weight 0."""
     cases = [
-        ("4 query, 5 source tokens (last 3 padding)",
-         _cross_data(_SEED + 3, 4, 5, 4, 4), np.array([1, 1, 0, 0, 0], bool)),
+        ("3 query, 5 source tokens (last 3 padding)",
+         _cross_data(_SEED + 3, 3, 5, 4, 4, d_k=3, d_v=6),
+         np.array([1, 1, 0, 0, 0], bool)),
         ("4 query, 4 source tokens (last 1 padding)",
          _cross_data(_SEED + 4, 4, 4, 4, 6), np.array([1, 1, 1, 0], bool)),
     ]
@@ -217,9 +284,16 @@ def check_padded_cross(fn, name):
                 "the source, so its columns must get weight 0 in every row. Use "
                 "source_is_real[None, :], not source_is_real[:, None]."
             )
-            for key in ("queries", "nomask", "inverted"):
+            extra["zero"] = softmax(np.where(mask, scores, 0.0))
+            extra["zero_message"] = (
+                "The padding scores are 0 instead of -inf: exp(0) = 1, so the padding "
+                "still gets weight. Use np.where(source_is_real[None, :], S, -np.inf).")
+            for key in ("queries", "nomask", "inverted", "zero"):
                 if _close_nan_as_zero(got_w, extra[key]):
                     raise _Fail(extra[key + "_message"])
+            scale = name_the_divisor(got_w, Q @ K.T, _divisors(Xq, Xs, Q, V), mask=mask)
+            if scale:
+                raise _Fail(scale)
             _diagnose_weights(got_w, Q, K, mask, expected_w, label)
         _require_shape(got_out, expected_out.shape, f"For {label} the output",
                        "(n_query, d_v).")

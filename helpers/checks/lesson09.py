@@ -54,32 +54,51 @@ def check_softmax_backward(fn, name):
         _require_shape(got, x.shape, "dL/dx", "It has the same shape as the scores x.")
         if _close(got, expected):
             continue
-        axis0 = matmul = None
+        row_dot = np.sum(g * s, axis=-1, keepdims=True)
+        axis0 = matmul = everything = None
         if x.ndim == 2:
             axis0 = s * (g - np.sum(g * s, axis=0, keepdims=True))
+            everything = s * (g - np.sum(g * s))
             if x.shape[0] == x.shape[1]:
                 matmul = s * (g - g @ s.T)
         cands = {
             "missing": s * g,
             "diag": s * (1 - s) * g,
             "axis0": axis0,
+            "everything": everything,
             "matmul": matmul,
-            "sign": s * (np.sum(g * s, axis=-1, keepdims=True) - g),
+            "sign": s * (row_dot - g),
+            "outer_s": g - row_dot,
+            "g_only": s * (g - np.sum(g, axis=-1, keepdims=True)),
+            "mean": s * (g - np.mean(g * s, axis=-1, keepdims=True)),
+            "second_only": -s * row_dot,
         }
+        rule = ("dL/dx = s * (g - sum(g * s, axis=-1, keepdims=True)), as in the "
+                "hint")
         messages = {
-            "missing": "You kept only the first term, s * g. The Jacobian of "
-            "softmax is diag(s) - s s^T, so there is a second term: "
-            "dL/dx = s * (g - sum(g * s, axis=-1, keepdims=True)).",
-            "diag": "You used only the diagonal s(1 - s) of the Jacobian; the "
-            "off-diagonal entries -s_i s_j matter too: "
-            "dL/dx = s * (g - sum(g * s, axis=-1, keepdims=True)).",
-            "axis0": "The sum in the second term runs over the wrong axis (a "
-            "transposed Jacobian-vector product): each row is its own softmax, "
-            "so sum g * s over the last axis (axis=-1, keepdims=True).",
+            "missing": "You kept only the first term, s * g. Changing one score x_i "
+            "changes every weight of its row, not only s_i (they must still sum to "
+            f"1), so there is a second term: {rule}.",
+            "diag": "You used only how s_i changes with its own score, s_i(1 - s_i). "
+            "The other weights of the row change too (by -s_i s_j), and their "
+            f"share must be added: {rule}.",
+            "axis0": "The sum in the second term runs over the wrong axis: down each "
+            "column (axis=0) instead of along each row. Each row is its own "
+            "softmax, so sum g * s over the last axis (axis=-1, keepdims=True).",
+            "everything": "The sum in the second term has no axis: np.sum(g * s) "
+            "adds up the whole grid into one number. Each row is its own softmax "
+            "and needs its own sum: np.sum(g * s, axis=-1, keepdims=True).",
             "sign": "Your result has the wrong sign: dL/dx = s * (g - sum(g * s)).",
-            "matmul": "The second term mixes rows: g @ s.T (a transposed "
-            "product) pairs row i of g with every row of s. Each row needs its "
-            "own dot product: (g * s).sum(axis=-1, keepdims=True).",
+            "matmul": "The second term mixes rows: g @ s.T pairs row i of g with "
+            "every row of s. Each row needs its own sum of products: "
+            "(g * s).sum(axis=-1, keepdims=True).",
+            "outer_s": "The factor s in front is missing: you returned g - sum(g * "
+            f"s) for each row. Multiply by s: {rule}.",
+            "g_only": "The sum in the second term is over g alone; it is over g * "
+            f"s, the products of each weight and its gradient: {rule}.",
+            "mean": "You took the mean of g * s along the row; the formula needs "
+            "the sum (np.sum, not np.mean: they differ by the row's length).",
+            "second_only": f"The first term s * g is missing: {rule}.",
         }
         found = _first_match(got, cands)
         if found:

@@ -20,6 +20,7 @@ from helpers.checks._core import (
     _checker,
     _require_shape,
 )
+from helpers.checks._scale import name_the_divisor
 
 #: The checkers of this lesson: ``helpers.checks`` re-exports these names.
 __all__ = ["check_real_head", "check_n_attention_weights", "check_causal_head_pattern"]
@@ -49,6 +50,18 @@ def _real_heads(model, text):
         yield layer, head, run, (run.hidden[layer], *mdl.head_weights(layer, head))
 
 
+def _divisors(x, Q):
+    """What a learner might divide a real head's scores by, the right one first."""
+    d_k, d_model, n = Q.shape[-1], x.shape[-1], x.shape[0]
+    return [(math.sqrt(d_k), "sqrt(d_k)"), (1, ""),
+            (d_k, "d_k itself, without the square root"),
+            (math.sqrt(d_model), "the square root of the model width d_model (x's "
+             "384 columns), not of d_k = Q.shape[-1], one head's width"),
+            (d_model, "the model width d_model (x's 384 columns)"),
+            (math.sqrt(n), "the square root of the number of word pieces (d_k is a "
+             "width, Q.shape[-1], not a length)")]
+
+
 def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
     """Check ``fn(x, W_Q, b_Q, W_K, b_K) -> weights (n, n)`` on real heads.
 
@@ -72,6 +85,10 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
                 )
             got = _as_array(result, f"What your {name} returns")
             label = f"layer {layer}, head {head}"
+            if got.shape == x.shape or got.shape == (len(x), W_K.shape[1]):
+                raise _Fail(f"For {label} you returned an array of shape {got.shape}: "
+                            "that is attention's output (weights @ V). Return the "
+                            "weights, the second thing attention returns.")
             _require_shape(got, expected.shape, f"For {label}, the weights",
                            "One row per query token and one column per key token.")
             if np.allclose(got, expected, rtol=0, atol=1e-5):
@@ -100,6 +117,29 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
                     f"{math.sqrt(d_k):g}; your attention function from lesson 04 "
                     "should do that."
                 )
+            scale = name_the_divisor(got, Q @ K.T, _divisors(x, Q))
+            if scale:
+                raise _Fail(f"For {label}: {scale}")
+            r = math.sqrt(d_k)
+            n = len(x)
+            more = {
+                "the biases are swapped: Q = x @ W_Q + b_Q (the query's bias) and K = "
+                "x @ W_K + b_K": softmax((x @ W_Q + b_K) @ (x @ W_K + b_Q).T / r),
+                "your keys are built with W_Q: K = x @ W_K + b_K":
+                    softmax(Q @ Q.T / r),
+                "your queries are built with W_K: Q = x @ W_Q + b_Q":
+                    softmax(K @ K.T / r),
+                "you divided by sqrt(d_k) after the softmax: the scores are "
+                "divided before it, softmax(Q K^T / sqrt(d_k))":
+                    softmax(Q @ K.T) / r,
+                "you applied a causal mask: this model is an encoder, every word "
+                "piece sees every other one (no mask here; the mask is the optional "
+                "section 10)": softmax(np.where(np.tril(np.ones((n, n), bool)),
+                                                Q @ K.T / r, -np.inf)),
+            }
+            for why, wrong in more.items():
+                if np.allclose(got, wrong, atol=1e-5):
+                    raise _Fail(f"For {label} {why}.")
             if not np.allclose(got.sum(axis=-1), 1, atol=1e-4):
                 raise _Fail(
                     f"For {label} the rows of your weights do not sum to 1: did the "
@@ -153,6 +193,21 @@ def check_n_attention_weights(fn, name):
                        "every other one (a masked weight is still stored, as 0)"),
             "special": (L * H * (n + 2) ** 2, "you added [CLS] and [SEP] again: "
                         "n_pieces already counts them"),
+            "unspecial": (L * H * (n - 2) ** 2, "you left out [CLS] and [SEP]: they "
+                          "are word pieces too, with rows and columns of their "
+                          "own, and n_pieces already counts them"),
+            "72": (72 * n * n, "you wrote 72 = 6 x 12 by hand: use the arguments, "
+                   "n_layers x n_heads, so the count is right for any model"),
+            "6": (6 * H * n * n, "you wrote 6 layers by hand: use the argument "
+                  "n_layers"),
+            "12": (L * 12 * n * n, "you wrote 12 heads by hand: use the argument "
+                   "n_heads"),
+            "one": (n * n, "that is one head's pattern: multiply by the number of "
+                    "heads and of layers"),
+            "added": ((L + H) * n * n, "you added the layers and the heads: every "
+                      "layer has n_heads heads, so multiply, n_layers x n_heads"),
+            "twice": (2 * L * H * n * n, "you counted every pattern twice: one "
+                      "weight per (query, key) pair, n_pieces x n_pieces per head"),
         }
         for wrong, why in tries.values():
             if got == wrong:
@@ -199,12 +254,6 @@ def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> boo
                            "One row per query token and one column per key token.")
             if np.allclose(got, expected, rtol=0, atol=1e-5):
                 continue
-            if not np.isfinite(got).all():
-                raise _Fail(
-                    f"For {label} your weights contain NaN or inf. A row whose "
-                    "scores are all -inf has nothing to attend to: did you leave "
-                    "out the diagonal (np.tril(..., k=-1))? Row 0 must keep its "
-                    "own key.")
             tries = {
                 "after": (softmax(S) * lower, "you masked after the softmax: the "
                           "rows no longer sum to 1. Set the masked scores to -inf "
@@ -227,10 +276,35 @@ def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> boo
                          "+ b_K"),
                 "transposed": (expected.T, "your weights are transposed: rows "
                                "must be queries (scores = Q K^T)"),
+                "kq": (masked(K @ Q.T / math.sqrt(d_k)), "your scores are K Q^T: "
+                       "rows must be queries, so the scores are Q @ K.T"),
+                "inverted": (masked(S, ~lower), "your mask is the wrong way round: "
+                             "it blocks the keys a token may see (j <= i) and keeps "
+                             "the later ones. True in the mask means 'may attend'"),
+                "axis0": (softmax(np.where(lower, S, -np.inf), axis=0), "the "
+                          "softmax ran down the columns (axis=0): each row, one "
+                          "query, must sum to 1 (axis=-1)"),
             }
+            # a row with no allowed key is NaN in a learner's own softmax and 0
+            # in the library's: read NaN as 0 to name the mask behind it
+            read = np.nan_to_num(got, nan=0.0, posinf=0.0, neginf=0.0)
             for wrong, why in tries.values():
-                if np.allclose(got, wrong, rtol=0, atol=1e-5):
+                if np.allclose(read, wrong, rtol=0, atol=1e-5):
                     raise _Fail(f"For {label} {why}.")
+            if not np.isfinite(got).all():
+                raise _Fail(
+                    f"For {label} your weights contain NaN or inf. A row whose "
+                    "scores are all -inf has nothing to attend to: did you leave "
+                    "out the diagonal (np.tril(..., k=-1))? Row 0 must keep its "
+                    "own key.")
+            strict = masked(S, np.tril(lower, k=-1))
+            if np.allclose(got[1:], strict[1:], rtol=0, atol=1e-5):
+                raise _Fail(f"For {label} you left out the diagonal (a mask j < i): "
+                            "a token may attend to itself, j <= i (np.tril with k=0, "
+                            "the default). Row 0 then has no key at all.")
+            scale = name_the_divisor(got, Q @ K.T, _divisors(x, Q), mask=lower)
+            if scale:
+                raise _Fail(f"For {label}: {scale}")
             worst = float(np.abs(got - expected).max())
             raise _Fail(
                 f"For {label} your weights differ from the causal ones by up to "

@@ -248,8 +248,38 @@ def sense_by_layer(
     fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=9)
     head = title or f'The vector of "{word}" in {m} sentences, layer by layer'
     fig.suptitle(head)
-    fig.alt = _sense_alt(head, gap, senses, sense_names, step_names, word)
+    fig.alt = (_sense_alt(head, gap, senses, sense_names, step_names, word)[:-1]
+               + ". " + _panels_alt(coords, senses, sense_names, markers_said,
+                                    step_names, layers_shown))
     return fig
+
+
+def _panels_alt(coords, senses, sense_names, markers_said, step_names, shown):
+    """One sentence per 2-D panel: all points on one spot, or how many
+    points lie nearer the centre of their own sense's points than the other's."""
+    parts = []
+    for layer in shown:
+        pts = coords[layer]
+        size = float(np.ptp(pts, axis=0).max()) if len(pts) else 0.0
+        name = f"Panel '{step_names[layer]}'"
+        if size < 1e-9:
+            parts.append(f"{name}: all {len(pts)} points on one spot")
+            continue
+        centres = np.stack([pts[senses == s].mean(axis=0) for s in (0, 1)])
+        dist = np.linalg.norm(pts[:, None, :] - centres[None], axis=-1)   # (m, 2)
+        own = dist[np.arange(len(pts)), senses] < dist[np.arange(len(pts)), 1 - senses]
+        gap = float(np.linalg.norm(centres[0] - centres[1]))
+        text = (f"{name}: {sense_names[0]} points ({markers_said[0]}) and "
+                f"{sense_names[1]} points ({markers_said[1]}), ")
+        if own.all():
+            text += ("two groups: every point is nearer the centre of its own "
+                     "sense's points than the other's")
+        else:
+            text += (f"mixed: {int((~own).sum())} of {len(pts)} points are not "
+                     "nearer the centre of their own sense's points")
+        parts.append(text + f" (centres {alt_text.number(gap / size)} of the "
+                     "panel's width apart)")
+    return ". ".join(parts) + "."
 
 
 def _sense_alt(head, gap, senses, sense_names, step_names, word):

@@ -185,8 +185,9 @@ def maps_view(pixels, maps, titles, *, vmax=MAP_MAX, cols=4, suptitle=None,
     bar.set_label(clabel)
     if suptitle:
         fig.suptitle(suptitle, y=1 - 0.12 / H, va="top")
+    said = clabel.removesuffix(" (brightness)")   # "brightness = x (brightness)"
     fig.alt = ((f"{suptitle}. " if suptitle else "")
-               + f"{k} maps over the picture, brightness = {clabel} (full at "
+               + f"{k} maps over the picture, brightness = {said} (full at "
                f"{alt_text.number(vmax)}). " + maps_words(maps, titles, vmax))
     return fig
 

@@ -169,3 +169,160 @@ def test_word_heatmap_solution(capsys):
 ])
 def test_word_heatmap_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_word_heatmap, wrong, capsys, *needles)
+
+
+# --- issue 54: every plausible mistake named, every right spelling passes -------
+# The first case (5 tokens, width 4, d_k 3, d_v 6) makes each size a learner
+# might divide by a different number, so the checker can say which one it was.
+
+
+def _scaled(divisor):
+    """Cross-attention whose scores are divided by ``divisor(Xq, Xs, Q, K, V)``."""
+    def attention(X_query, X_source, W_Q, W_K, W_V):
+        Q, K, V = X_query @ W_Q, X_source @ W_K, X_source @ W_V
+        A = softmax(Q @ K.T / divisor(X_query, X_source, Q, K, V))
+        return A @ V, A
+    return attention
+
+
+def _cross_right_einsum(X_query, X_source, W_Q, W_K, W_V):
+    Q = np.einsum("qd,dk->qk", X_query, W_Q)
+    K = np.einsum("sd,dk->sk", X_source, W_K)
+    V = X_source.dot(W_V)
+    S = np.einsum("qk,sk->qs", Q, K) / np.sqrt(W_K.shape[1])
+    A = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)   # no max subtracted
+    return np.dot(A, V), A
+
+
+def _cross_right_transpose_first(X_query, X_source, W_Q, W_K, W_V):
+    K_T = (X_source @ W_K).T
+    S = (X_query @ W_Q) @ K_T * (1 / np.sqrt(len(K_T)))
+    return my_attention_from_scores(S, X_source @ W_V)
+
+
+def my_attention_from_scores(S, V):
+    A = softmax(S, axis=-1)
+    return A @ V, A
+
+
+def test_cross_attention_right_spellings(capsys):
+    for fn in (_cross_right_einsum, _cross_right_transpose_first,
+               _scaled(lambda Xq, Xs, Q, K, V: K.shape[-1] ** 0.5)):
+        assert_success(checks.check_cross_attention, fn, capsys)
+
+
+def _in_place_cross(X_query, X_source, W_Q, W_K, W_V):
+    X_query -= X_query.mean()
+    return my_cross(X_query, X_source, W_Q, W_K, W_V)
+
+
+@pytest.mark.parametrize(("wrong", "needles"), [
+    (_scaled(lambda Xq, Xs, Q, K, V: Q.shape[-1]), ["d_k itself"]),
+    (_scaled(lambda Xq, Xs, Q, K, V: np.sqrt(Xq.shape[1])), ["X_query's width",
+                                                            "model width"]),
+    (_scaled(lambda Xq, Xs, Q, K, V: Xq.shape[1]), ["X_query's width"]),
+    (_scaled(lambda Xq, Xs, Q, K, V: np.sqrt(V.shape[1])), ["values' width"]),
+    (_scaled(lambda Xq, Xs, Q, K, V: np.sqrt(len(K))), ["number of tokens"]),
+    (_scaled(lambda Xq, Xs, Q, K, V: np.sqrt(2)), ["typed in by hand"]),
+    (_scaled(lambda Xq, Xs, Q, K, V: 1.0), ["did not divide", "sqrt(d_k)"]),
+    (lambda *a: my_cross(*a)[::-1], ["(weights, output)"]),
+    (lambda Xq, Xs, W_Q, W_K, W_V: (my_cross(Xq, Xs, W_Q, W_K, W_V)[1] @ Xs,
+                                    my_cross(Xq, Xs, W_Q, W_K, W_V)[1]),
+     ["weights @ X_source"]),
+    (lambda Xq, Xs, W_Q, W_K, W_V: (my_cross(Xq, Xs, W_Q, W_K, W_V)[1].T @ (Xs @ W_V),
+                                    my_cross(Xq, Xs, W_Q, W_K, W_V)[1]),
+     ["weights.T"]),
+    (_in_place_cross, ["changed its input X_query in place"]),
+])
+def test_cross_attention_more_mistakes(wrong, needles, capsys):
+    assert_diagnosis(checks.check_cross_attention, wrong, capsys, *needles)
+
+
+def test_cross_attention_width_is_not_called_d_k(capsys):
+    """Issue 54: a learner who scaled by the model width was told 'd_k'."""
+    printed = assert_diagnosis(
+        checks.check_cross_attention,
+        _scaled(lambda Xq, Xs, Q, K, V: np.sqrt(Xq.shape[1])), capsys)
+    assert "divided the scores by d_k" not in printed
+
+
+def test_cross_shape_right_spellings(capsys):
+    for fn in (lambda n_q, n_s: [n_q, n_s], lambda n_q, n_s: np.array([n_q, n_s]),
+               lambda n_q, n_s: (float(n_q), float(n_s)),
+               lambda n_q, n_s: np.zeros((n_q, n_s)).shape):
+        assert_success(checks.check_cross_shape, fn, capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needles"), [
+    (lambda n_q, n_s: (n_s, n_s), ["square"]),
+    (lambda n_q, n_s: (n_q + 1, n_s), ["off by one"]),
+    (lambda n_q, n_s: (n_q, n_s - 1), ["off by one"]),
+    (lambda n_q, n_s: (n_q * n_s, 1), ["in one line"]),
+    (lambda n_q, n_s: (n_q, n_s, 1), ["pair (rows, columns)"]),
+    (lambda n_q, n_s: n_q, ["one number", "pair of whole numbers"]),
+    (lambda n_q, n_s: (6, 4), ["typed in by hand"]),
+])
+def test_cross_shape_more_mistakes(wrong, needles, capsys):
+    assert_diagnosis(checks.check_cross_shape, wrong, capsys, *needles)
+
+
+def _padded_variant(fill=-np.inf, divisor=None, axis=-1, renormalise=False):
+    def attention(X_query, X_source, W_Q, W_K, W_V, source_is_real):
+        Q, K, V = X_query @ W_Q, X_source @ W_K, X_source @ W_V
+        d = np.sqrt(K.shape[-1]) if divisor is None else divisor(X_query, Q)
+        S = np.where(source_is_real[None, :], Q @ K.T / d, fill)
+        A = softmax(S, axis=axis)
+        if renormalise:
+            A = softmax(Q @ K.T / d) * source_is_real
+            A = A / A.sum(axis=-1, keepdims=True)
+        return A @ V, A
+    return attention
+
+
+def test_padded_cross_right_spellings(capsys):
+    for fn in (_padded_variant(fill=-1e9), _padded_variant(renormalise=True),
+               _padded_variant(fill=-np.inf, divisor=lambda X, Q: np.sqrt(Q.shape[1]))):
+        assert_success(checks.check_padded_cross, fn, capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needles"), [
+    (_padded_variant(fill=0.0), ["0 instead of -inf"]),
+    (_padded_variant(divisor=lambda X, Q: 1.0), ["divide", "sqrt(d_k)"]),
+    (_padded_variant(divisor=lambda X, Q: Q.shape[1]), ["d_k itself"]),
+    (_padded_variant(divisor=lambda X, Q: np.sqrt(X.shape[1])), ["X_query's width"]),
+    (_padded_variant(axis=0), ["wrong axis"]),
+    (lambda *a: tuple(r.T for r in lesson08.my_padded_cross_attention(*a)),
+     ["one row per query token"]),
+])
+def test_padded_cross_more_mistakes(wrong, needles, capsys):
+    assert_diagnosis(checks.check_padded_cross, wrong, capsys, *needles)
+
+
+def test_word_heatmap_right_spellings(capsys):
+    for fn in (lambda A, i, r, c: np.reshape(A[i], (r, c)),
+               lambda A, i, r, c: A[i, :].reshape(r, -1).copy(),
+               lambda A, i, r, c: np.array([A[i, k * c:(k + 1) * c]
+                                            for k in range(r)])):
+        assert_success(checks.check_word_heatmap, fn, capsys)
+
+
+@pytest.mark.parametrize(("wrong", "needles"), [
+    (lambda A, i, r, c: A[i].reshape(r, c)[::-1], ["upside down"]),
+    (lambda A, i, r, c: A[i].reshape(r, c)[:, ::-1], ["mirrored"]),
+    (lambda A, i, r, c: A[i + 1].reshape(r, c), ["not of word"]),
+    (lambda A, i, r, c: A[i - 1].reshape(r, c), ["not of word"]),
+    (lambda A, i, r, c: A[i].reshape(r, c).T, ["rows and columns are swapped"]),
+    (lambda A, i, r, c: A[i], ["lay it out as the grid"]),
+    (lambda A, i, r, c: A, ["all of A"]),
+    (lambda A, i, r, c: A[i].reshape(r, c) * A.shape[1], ["rescaled"]),
+])
+def test_word_heatmap_more_mistakes(wrong, needles, capsys):
+    assert_diagnosis(checks.check_word_heatmap, wrong, capsys, *needles)
+
+
+def test_cross_attention_scaled_after_softmax(capsys):
+    def wrong(Xq, Xs, W_Q, W_K, W_V):
+        A = softmax((Xq @ W_Q) @ (Xs @ W_K).T) / np.sqrt(W_Q.shape[1])
+        return A @ (Xs @ W_V), A
+
+    assert_diagnosis(checks.check_cross_attention, wrong, capsys, "after the softmax")

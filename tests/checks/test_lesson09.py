@@ -46,11 +46,11 @@ def test_softmax_backward_reference_matches_finite_differences():
 @pytest.mark.parametrize(
     ("wrong", "needles"),
     [
-        (lambda s, g: s * g, ["second term", "diag(s) - s s^T"]),
-        (lambda s, g: s * (1 - s) * g, ["only the diagonal"]),
+        (lambda s, g: s * g, ["second term", "every weight of its row"]),
+        (lambda s, g: s * (1 - s) * g, ["only how s_i changes with its own score"]),
         (
             lambda s, g: s * (g - np.sum(g * s, axis=0, keepdims=True)),
-            ["wrong axis", "transposed"],
+            ["wrong axis", "axis=0"],
         ),
         (
             lambda s, g: (
@@ -58,7 +58,7 @@ def test_softmax_backward_reference_matches_finite_differences():
                 if s.ndim == 2 and len(s) == s.shape[1]
                 else softmax_backward(s, g)
             ),
-            ["transposed", "own dot product"],
+            ["mixes rows", "own sum of products"],
         ),
         (lambda s, g: -softmax_backward(s, g), ["wrong sign"]),
         (lambda s, g: softmax_backward(s, g)[..., :-1], ["shape"]),
@@ -66,3 +66,41 @@ def test_softmax_backward_reference_matches_finite_differences():
 )
 def test_softmax_backward_mistakes(wrong, needles, capsys):
     assert_diagnosis(checks.check_softmax_backward, wrong, capsys, *needles)
+
+
+# --- issue 54: more mistakes, in the lesson's words, and right spellings --------
+
+
+def test_softmax_backward_right_spellings(capsys):
+    for fn in (lambda s, g: s * g - s * (s * g).sum(axis=-1, keepdims=True),
+               lambda s, g: s * (g - np.einsum("...i,...i->...", g, s)[..., None]),
+               lambda s, g: s * (g - (g * s).sum(-1)[..., np.newaxis])):
+        assert_success(checks.check_softmax_backward, fn, capsys)
+
+
+def _in_place(s, g):
+    g -= np.sum(g * s, axis=-1, keepdims=True)
+    return s * g
+
+
+@pytest.mark.parametrize(("wrong", "needles"), [
+    (lambda s, g: s * (g - np.sum(g * s)), ["no axis", "axis=-1"]),
+    (lambda s, g: g - np.sum(g * s, axis=-1, keepdims=True), ["factor s"]),
+    (lambda s, g: s * (g - np.sum(g, axis=-1, keepdims=True)), ["over g alone"]),
+    (lambda s, g: s * (g - np.mean(g * s, axis=-1, keepdims=True)), ["mean"]),
+    (lambda s, g: s * (g - s * g), ["only how s_i changes"]),
+    (lambda s, g: -s * np.sum(g * s, axis=-1, keepdims=True), ["first term"]),
+    (lambda s, g: s * (g - np.sum(g * s, axis=-1)), ["keepdims=True"]),
+    (lambda s, g: s * (g - np.sum(g * s, axis=1, keepdims=True)), ["axis=-1"]),
+    (_in_place, ["changed its input g in place"]),
+])
+def test_softmax_backward_more_mistakes(wrong, needles, capsys):
+    assert_diagnosis(checks.check_softmax_backward, wrong, capsys, *needles)
+
+
+def test_softmax_backward_messages_use_the_lessons_words(capsys):
+    """Lesson 09 teaches no Jacobian: no message may use the word."""
+    for wrong in (lambda s, g: s * g, lambda s, g: s * (1 - s) * g,
+                  lambda s, g: s * (g - np.sum(g * s, axis=0, keepdims=True))):
+        printed = assert_diagnosis(checks.check_softmax_backward, wrong, capsys)
+        assert "jacobian" not in printed.lower(), printed
