@@ -26,7 +26,9 @@ GUIDE = ROOT / "notebooks" / "instructor_guide.md"
 MAX_MINUTES = 50
 
 sys.path.insert(0, str(ROOT))
-from tools import common, hub_link  # noqa: E402  (tools/ is not an installed package)
+from tools import common, hub_link, timemodel  # noqa: E402  (tools/ is not installed)
+from tools.timemodel import (INTRO, OUTSIDE, PACING, lessons, norm,  # noqa: E402
+                             numbered, subsections)
 
 # The lessons the guide plans: every lesson notebook (tools/common.lessons(),
 # read from notebooks/; 00 is the start page and has no plan).
@@ -42,23 +44,6 @@ def _slug_and_branch():
 # --------------------------------------------------------------------------
 # Reading the guide
 # --------------------------------------------------------------------------
-def lessons(text: str) -> dict:
-    """{"01": section text, ...}: the guide cut at its "## Lesson NN" headings."""
-    parts = re.split(r"^## Lesson (\d\d)\b.*$", text, flags=re.M)
-    out = {}
-    for k in range(1, len(parts) - 1, 2):
-        body = parts[k + 1]
-        out[parts[k]] = re.split(r"^## (?!#)", body, flags=re.M)[0]
-    return out
-
-
-def subsections(lesson_text: str, title: str) -> list[str]:
-    """The bodies of every "### <title>..." subsection of one lesson."""
-    parts = re.split(r"^### (.*)$", lesson_text, flags=re.M)
-    return [parts[k + 1] for k in range(1, len(parts) - 1, 2)
-            if parts[k].strip().lower().startswith(title.lower())]
-
-
 def plan_tables(lesson_text: str) -> list[list[tuple[str, int]]]:
     """Each plan table as [(section, minutes), ...]; the total row comes last."""
     tables = []
@@ -82,15 +67,6 @@ def bullets(body: str) -> list[str]:
     return re.findall(r"^- (.+)$", body, flags=re.M)
 
 
-def norm(title: str) -> str:
-    """A heading reduced to lower-case words: no "Optional: " mark, markdown or
-    punctuation, so "4. Optional: splitting heads, a tracker" matches the plan
-    row "4. Splitting heads: a tracker"."""
-    title = re.sub(r"optional:\s*", "", title, flags=re.I).lower()
-    title = re.sub(r"(\d)\.(\d)", r"\1_\2", title)    # "3.1" stays one word: 3_1
-    return " ".join(re.sub(r"[^\w\s$\\]", " ", title).split())
-
-
 def notebook_headings(lesson: str):
     """Headings ("## ...", "### ...") of lesson NN's notebook, or None if absent."""
     found = sorted((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))
@@ -102,12 +78,6 @@ def notebook_headings(lesson: str):
         if cell.cell_type == "markdown":
             heads += re.findall(r"^#{2,3} (.+)$", cell.source, flags=re.M)
     return [norm(h) for h in heads]
-
-
-def numbered(title: str):
-    """"4 temperature ..." (normalised) -> "4"; titles without a number -> None."""
-    m = re.match(r"(\d+)\s", title)
-    return m.group(1) if m else None
 
 
 def problems(text: str, headings=notebook_headings) -> list[str]:
@@ -641,10 +611,6 @@ def test_cell_number_check_catches_a_wrong_number(guide):
         assert unsourced_numbers(broken, "01", text) == [wrong], number
 
 
-PACING = ("*Optional: skip this section when short of time; nothing later depends "
-          "on it.*")
-
-
 def marked_optional(lesson: str) -> set[str]:
     """Normalised headings of lesson NN's sections that carry the pacing line."""
     found = sorted((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))
@@ -699,8 +665,9 @@ def prose_words_and_code_cells(lesson: str) -> tuple[int, int]:
 
 
 def test_the_guides_word_and_cell_counts_are_the_notebooks(guide):
-    m = re.search(r"each notebook has ([\d,]+)–([\d,]+) words of prose\s+\(optional "
-                  r"sections included\) and (\d+)–(\d+) code cells", guide)
+    m = re.search(r"(?i)each notebook has ([\d,]+)–([\d,]+) words of prose\s+"
+                  r"\(optional\s+sections included\)\s+and (\d+)–(\d+) code cells",
+                  guide)
     assert m, "the timing paragraph's counts are not where the test expects them"
     lo, hi, c_lo, c_hi = (int(x.replace(",", "")) for x in m.groups())
     counts = {lesson: prose_words_and_code_cells(lesson) for lesson in LESSONS}
@@ -715,18 +682,6 @@ def test_the_guides_word_and_cell_counts_are_the_notebooks(guide):
 # --------------------------------------------------------------------------
 # The plans fit their minutes at the guide's own reading rate
 # --------------------------------------------------------------------------
-OUTSIDE = "—"                    # a plan row's minutes for a section done outside class
-INTRO = norm("Intro and setup")
-
-
-def reading_rate(text: str) -> float:
-    """Words a minute at the fast end of the rate the guide's introduction states
-    ("roughly 250–300 words of prose per five minutes" -> 60)."""
-    m = re.search(r"roughly (\d+)–(\d+) words of\s+prose per five minutes", text)
-    assert m, "the guide no longer states its reading rate where the test expects it"
-    return int(m.group(2)) / 5
-
-
 def _words(text: str) -> int:
     """Words as the timing paragraph counts them (prose_words_and_code_cells)."""
     return len(re.findall(r"[A-Za-z][\w'’-]*", text))
@@ -779,50 +734,6 @@ def outside_rows(lesson_text: str) -> set[str]:
             if len(cells) >= 2 and cells[1] == OUTSIDE}
 
 
-def pacing_problems(text: str, lesson: str, sections=None) -> list[str]:
-    """Every plan row of lesson NN that gives a section fewer minutes than its
-    in-class prose takes at the guide's reading rate, and every section that no
-    plan accounts for (empty = every plan is true). A warm-up without a row of
-    its own counts with the section after it; a row marked "—" is outside the
-    class minutes and must be a section the notebook marks optional."""
-    rate = reading_rate(text)
-    body = lessons(text)[lesson]
-    sections = lesson_sections(lesson) if sections is None else sections
-    outside = outside_rows(body)
-    tables = plan_tables(body)
-    planned = {norm(label) for rows in tables for label, _ in rows} | outside
-    heads = {s["head"] for s in sections}
-    out = [f"lesson {lesson}: plan row {label!r} ({OUTSIDE}) is not a section of "
-           "the notebook" for label in sorted(outside - heads)]
-    for s in sections:
-        if s["head"] in outside and not s["optional"]:
-            out.append(f"lesson {lesson}: {s['head']!r} is planned outside class "
-                       f"({OUTSIDE}) but the notebook does not mark it optional")
-        if s["head"] not in planned and not s["head"].startswith("warm up"):
-            out.append(f"lesson {lesson}: section {s['head']!r} has no plan row "
-                       f"(give it minutes, or {OUTSIDE} if it is marked optional)")
-    for rows in tables:
-        minutes = {norm(label): m for label, m in rows[:-1]}
-        carried = 0
-        for s in sections:
-            if s["head"] not in minutes:
-                carried = s["words"] if s["head"].startswith("warm up") else 0
-                continue
-            words, carried = s["words"] + carried, 0
-            if minutes[s["head"]] < words / rate:
-                out.append(f"lesson {lesson}: {s['head']!r} has {words} words of "
-                           f"in-class prose, {words / rate:.1f} minutes at {rate:g} "
-                           f"words a minute; the plan gives {minutes[s['head']]}")
-    return out
-
-
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_plans_fit_their_minutes_at_the_guides_reading_rate(guide, lesson):
-    """Every row of every plan (09's periods too) gives its section at least the
-    minutes its in-class prose takes at the fast end of the guide's rate."""
-    assert pacing_problems(guide, lesson) == []
-
-
 def test_pacing_check_counts_what_it_should():
     """Optional parts are left out only when marked, and the intro, fences and
     navigation are handled as documented: on a hand-made notebook, then on
@@ -863,33 +774,106 @@ def test_pacing_check_counts_what_it_should():
         assert counted == words, lesson                  # every prose word, once
 
 
-def test_pacing_check_catches_a_row_too_short(guide):
-    body = lessons(guide)["01"]
-    sections = lesson_sections("01")
-    assert pacing_problems(guide, "01", sections) == []
-    rate = reading_rate(guide)
-    longest = max(sections[1:], key=lambda s: s["words"])
-    # the same notebook with one section's prose grown past any plan's minutes
-    padded = [dict(s, words=s["words"] * 3 + int(60 * rate)) if s is longest else s
-              for s in sections]
-    assert any(repr(longest["head"]) in p and "the plan gives" in p
-               for p in pacing_problems(guide, "01", padded))
-    # a faster-sounding rate in the guide is used, not a constant
-    low, high = re.search(r"roughly (\d+)–(\d+) words of", guide).groups()
-    faster = guide.replace(f"{low}–{high} words of", f"{low}–{2 * int(high)} words of")
-    assert reading_rate(faster) == 2 * rate
-    # a section that is not optional cannot be moved outside the class minutes
-    def row_of(head):
-        rows = [line for line in body.splitlines()
-                if line.startswith("| ") and norm(line.split("|")[1]) == head]
-        return rows[0] if rows else None
-    required = next(s["head"] for s in sections[1:] if not s["optional"]
-                    and numbered(s["head"]))
-    row = row_of(required)
-    broken = guide.replace(body, body.replace(row, with_minutes(row, OUTSIDE)))
-    assert any("does not mark it optional" in p for p in pacing_problems(broken, "01"))
-    # and a section left out of every plan is reported, whichever it is
-    for s in [s for s in sections[1:] if row_of(s["head"])]:
-        broken = guide.replace(body, body.replace(row_of(s["head"]) + "\n", ""))
-        assert any(f"section {s['head']!r} has no plan row" in p
-                   for p in pacing_problems(broken, "01")), s["head"]
+# --------------------------------------------------------------------------
+# The time model (tools/timemodel.py): every plan is true
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", ["00"] + LESSONS)
+def test_every_plan_agrees_with_the_time_model(guide, lesson):
+    """Each table at most one period, each row at least ROW_SHARE of the
+    model's minutes for its section, the rows together at least TOTAL_SHARE,
+    and nothing sent outside class that is neither optional nor homework."""
+    assert timemodel.plan_problems(guide, lesson) == []
+
+
+def test_time_model_hand_worked():
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    words = " ".join(["word"] * 240)  # two minutes at 120 words a minute
+    nb = new_notebook(cells=[
+        new_markdown_cell("# 07 · Title"),
+        new_markdown_cell(f"## 1. First\n{words}"),
+        new_code_cell("x = 1\n# a comment\ny = 2", outputs=[
+            {"output_type": "display_data", "data": {"image/png": "", "text/plain": ""},
+             "metadata": {}}]),
+        new_markdown_cell(f"<details><summary>Solution</summary>{words}</details>"),
+        new_markdown_cell(f"### Aside\n{PACING}\n{words}"),
+        new_code_cell("z = 3"),                          # in the optional part
+        new_markdown_cell("## 2. Exercise: do it"),
+        new_code_cell("def f():\n    raise NotImplementedError"),
+        new_markdown_cell("## Summary\n" + words),
+    ])
+    secs = {s["head"]: s for s in timemodel.sections(nb)}
+    first = secs["1 first"]
+    assert (first["words"], first["code"], first["lines"], first["figures"]) == (
+        241, 1, 2, 1)                                   # "First" and 240 words
+    assert timemodel.section_minutes(first) == pytest.approx(
+        241 / 120 + 0.4 + 2 * 0.03 + 1.0)
+    assert timemodel.section_minutes(secs["2 exercise do it"]) == pytest.approx(
+        3 / 120 + 0.4 + 2 * 0.03 + 7.0)
+    assert timemodel.section_minutes(secs["summary"]) == 0
+
+
+def _lesson_body(guide, lesson):
+    return lessons(guide)[lesson]
+
+
+def test_time_model_check_catches_short_plans_and_hidden_homework(guide):
+    body = _lesson_body(guide, "05")
+    assert timemodel.plan_problems(guide, "05") == []
+    model = timemodel.lesson_model("05", guide)
+    # the longest non-intro section's row cut to one minute
+    rows = {norm(row.split("|")[1]): row for row in body.splitlines()
+            if row.startswith("| ") and '"' not in row.split("|")[1]}
+    head = max((h for h in model["sections"] if numbered(h) and h in rows
+                and h not in model["optional"]), key=model["sections"].get)
+    line = rows[head]
+    short = guide.replace(line, with_minutes(line, 1))
+    assert any(repr(head) in p and "the model gives it" in p
+               for p in timemodel.plan_problems(short, "05"))
+    # the same row sent outside class without saying so
+    hidden = guide.replace(line, with_minutes(line, OUTSIDE))
+    assert any("neither optional" in p for p in timemodel.plan_problems(hidden, "05"))
+    # named as homework, it may go: the complaint is gone
+    title = line.split("|")[1].strip()
+    moved = lessons(hidden)["05"]
+    named = hidden.replace(moved, moved + f'\n**Homework:** "{title}".\n\n')
+    assert not any("neither optional" in p
+                   for p in timemodel.plan_problems(named, "05"))
+
+
+def test_time_model_fits_a_plan_it_can(guide):
+    body = _lesson_body(guide, "01")
+    line = next(row for row in body.splitlines() if row.startswith("| 1."))
+    broken = guide.replace(line, with_minutes(line, 1))
+    assert timemodel.plan_problems(broken, "01")
+    assert timemodel.plan_problems(timemodel.fit_plans(broken, "01"), "01") == []
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_in_class_words_the_guide_quotes_are_the_counters(guide, lesson):
+    """"in-class prose (2,119 words ..." in a lesson's section is what
+    tools/wordcount counts for that lesson now."""
+    from tools import wordcount
+
+    quoted = re.findall(r"in-class prose \(([\d,]+) words",
+                        " ".join(lessons(guide)[lesson].split()))
+    path = next((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))
+    for number in quoted:
+        assert int(number.replace(",", "")) == wordcount.in_class_words(path), (
+            f"lesson {lesson}: the guide quotes {number} in-class words; "
+            f"python -m tools.wordcount {path.relative_to(ROOT)} counts otherwise")
+
+
+def test_the_guide_states_the_models_rates(guide):
+    text = " ".join(guide.split())
+    for said in (f"{timemodel.PROSE_WPM} words a minute",
+                 f"code cell {timemodel.CODE_CELL} minutes",
+                 f"{timemodel.CODE_LINE} a line",
+                 f"{timemodel.FIGURE:g} minute a figure",
+                 f"{timemodel.EXPLORER:g} minutes an explorer",
+                 f"{timemodel.WARM_UP:g} minutes a warm-up",
+                 f"{timemodel.EXERCISE:g} the core exercise",
+                 f"{timemodel.PREDICT:g} minutes each",
+                 f"at least {timemodel.ROW_SHARE:.0%}",
+                 f"at least {timemodel.TOTAL_SHARE:.0%}"):
+        assert said in text, said
