@@ -41,7 +41,7 @@ def blas_threads(n: int | None = None):
 
 
 def one_blas_thread():
-    """``with one_blas_thread() as limited:``, the same as :func:`blas_threads` ``()``."""
+    """``with one_blas_thread() as limited:``: :func:`blas_threads` with one."""
     return blas_threads(1)
 
 

@@ -24,7 +24,7 @@ def test_best_ms_rejects_no_runs():
 
 
 def _blas_counts():
-    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
 
 def test_blas_threads_limits_and_restores():
