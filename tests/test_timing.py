@@ -63,3 +63,13 @@ def test_blas_threads_restores_after_an_error():
     with pytest.raises(KeyError), timing.blas_threads():
         raise KeyError("inside")
     assert _blas_counts() == before
+
+
+def test_blas_threads_hold_keeps_the_count():
+    before = _blas_counts()
+    try:
+        assert timing.blas_threads(2).hold() == bool(before)
+        assert all(n == 2 for n in _blas_counts())   # still set: nothing restores it
+    finally:
+        for n in set(before):
+            timing.blas_threads(n).hold()
