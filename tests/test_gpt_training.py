@@ -233,6 +233,7 @@ def test_training_panel_leaves_the_other_explorers_working_and_stops():
     assert 0 < last < 16000 and panel.monitor.rows[-1]["step"] == last
     assert panel.button.description == f"Stopped at step {last:,}: see panel.model"
     assert panel.stop_button.disabled
+    assert f"stopped at step {last:,} after" in panel.status.value
 
 
 def test_time_left_counts_the_steps_at_the_recent_pace():

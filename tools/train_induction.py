@@ -5,7 +5,8 @@
     .venv/bin/python tools/train_induction.py --numpy --set lr=6e-3 --out DIR
 
 ``--numpy`` trains with :mod:`helpers.models.gpt_training` alone (no torch:
-it runs in the project's own environment), from the recipe
+it runs in the project's own environment, with one BLAS thread, which is
+faster for its small matrices and holds on a busy machine: issue 53), from the recipe
 ``gpt_training.RECIPE`` and its seed; ``--set KEY=VALUE`` changes one
 setting of it (a pilot; data/README.md, induction/, lists them). It prints a
 line every ``--log-every`` steps and writes ``config.json``,

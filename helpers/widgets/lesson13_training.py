@@ -343,10 +343,12 @@ class TrainingPanel:
                 stop=self._stop.is_set)
             self.params, self.log = params, log
             self.model = gpt_training.as_model(params)
-            step = log[-1]["step"]
-            self.button.description = (
-                f"Stopped at step {step:,}: see panel.model" if self._stop.is_set()
-                else "Trained: see panel.model")
+            step, seconds = log[-1]["step"], _minutes(log[-1]["seconds"])
+            stopped = self._stop.is_set()
+            self.button.description = (f"Stopped at step {step:,}: see panel.model"
+                                       if stopped else "Trained: see panel.model")
+            self.status.value = (f"one BLAS thread; stopped at step {step:,} after "
+                                 f"{seconds}" if stopped else self.status.value)
         except Exception as exc:  # never a traceback from a button
             self.monitor.label.value = f"Training stopped: {type(exc).__name__}"
             self.button.description = "Training stopped"
