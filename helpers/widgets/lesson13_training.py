@@ -10,6 +10,12 @@ with its chance level. :func:`train_live` displays one and trains
     from helpers.widgets.lesson13_training import train_live
     params, log, monitor = train_live()
 
+The monitor stars where a previous-token score and a prefix-matching score
+first reach twice chance (:func:`rises`). :class:`TrainingPanel` is the
+lesson's cell: Start and Stop buttons above a monitor, the run in a thread
+of its own (so the kernel stays free for the other explorers), the steps
+and the time left (:func:`time_left`).
+
 Like lesson 09's monitor, its display carries a still PNG and a text form
 next to the live widget, and the stored output is the finished figure. The
 text form is the figure's text alternative, made from its numbers
