@@ -233,10 +233,12 @@ class TrainingMonitor:
             self._handles.append(handle)
 
 
-#: what the button announces: measured with one BLAS thread on the project's
-#: 2-core machine, 14 ms a step of CPU (probes included) for the run's
-#: 10,750 steps: about 2½ minutes with a core to itself, and within 1.5x of
-#: that with the other core busy (tests/benchmarks/bench_threads.py)
+#: what the button announces. Measured with one BLAS thread on the project's
+#: 2-core machine: the whole run (10,750 steps, probes included) took 148 s of
+#: CPU, about 14 ms a step, so about 2½ minutes with a core to itself; with the
+#: other core busy, one thread's pace stayed within 1.5x of the quiet one
+#: (tests/benchmarks/bench_threads.py). On a busier machine it takes longer,
+#: and the panel shows the time left at the pace it measures.
 ANNOUNCED = "about 3 minutes"
 
 
