@@ -73,3 +73,16 @@ def test_blas_threads_hold_keeps_the_count():
     finally:
         for n in set(before):
             timing.blas_threads(n).hold()
+
+
+def test_setup_notebook_leaves_the_kernel_one_blas_thread():
+    from helpers.notebook import setup_notebook
+
+    before = _blas_counts()
+    try:
+        timing.blas_threads(2).hold()
+        setup_notebook()
+        assert all(n == 1 for n in _blas_counts())
+    finally:
+        for n in set(before):
+            timing.blas_threads(n).hold()
