@@ -25,6 +25,7 @@ text form is the figure's text alternative, made from its numbers
 from __future__ import annotations
 
 import math
+import threading
 
 import ipywidgets as widgets
 import numpy as np
@@ -282,8 +283,6 @@ class TrainingPanel:
     ``.stop()`` do what the buttons do; ``.wait()`` waits for the end."""
 
     def __init__(self, every: int = 250, **changes):
-        import threading
-
         self.every, self.changes = int(every), changes
         recipe = dict(gpt_training.RECIPE, **changes)
         self.adaptive = recipe["phase2_from"] is None
@@ -314,8 +313,6 @@ class TrainingPanel:
     def start(self, wait: bool = False):
         """Start training in a thread (a second press does nothing);
         ``wait=True`` returns only when it has ended."""
-        import threading
-
         if self.thread is not None:
             return
         self.button.disabled, self.stop_button.disabled = True, False
