@@ -32,6 +32,7 @@ __all__ = [
     "icl_score",
     "markov_text",
     "ov_circuit",
+    "ratio_interval",
     "path_ablation",
     "qk_circuit",
     "direct_logit_attribution",
@@ -433,3 +434,20 @@ def icl_score(losses: np.ndarray, early: int = 10, late: int = 50) -> float:
     Negative: later tokens are cheaper, the context helps."""
     losses = np.atleast_2d(losses)
     return float(losses[:, late - 1].mean() - losses[:, early - 1].mean())
+
+
+def ratio_interval(ablated, intact, level: float = 0.95, resamples: int = 2000,
+                   seed: int = 0) -> tuple[float, float, float]:
+    """``(ratio, low, high)``: ``mean(ablated) / mean(intact)`` over the same
+    texts (one loss per text in each, ``(texts,)``) and its ``level``
+    interval, from ``resamples`` seeded resamples of the texts (bootstrap:
+    a text drawn is drawn for both means)."""
+    ablated, intact = np.asarray(ablated, float), np.asarray(intact, float)
+    if ablated.shape != intact.shape or ablated.ndim != 1 or len(ablated) < 2:
+        raise ValueError("need one loss per text, the same texts, at least two")
+    n = len(intact)
+    pick = np.random.default_rng(seed).integers(0, n, (resamples, n))  # texts drawn
+    ratios = ablated[pick].mean(axis=1) / intact[pick].mean(axis=1)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(ratios, [tail, 100 - tail])
+    return float(ablated.mean() / intact.mean()), float(low), float(high)

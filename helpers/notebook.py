@@ -39,9 +39,14 @@ def _figure_html(fig):
 def setup_notebook(colab_home: str | None = None) -> None:
     """Configure printing and plotting for a lesson; in Colab, also move to
     ``colab_home/notebooks`` (where the lesson's relative paths point).
+    The kernel keeps one BLAS thread: the lessons' matrices are small, and on
+    a shared machine more threads made lesson 13 several times slower.
     Silent, and safe to call again."""
     if colab_home and "google.colab" in sys.modules:
         os.chdir(os.path.join(colab_home, "notebooks"))
+    from helpers.timing import blas_threads
+
+    blas_threads().hold()
     np.set_printoptions(precision=3, suppress=True)
     try:
         from IPython import get_ipython

@@ -1,4 +1,4 @@
-"""Timing that holds on a busy laptop (lessons 11 and 12).
+"""Timing that holds on a busy machine, and the BLAS thread count (lessons 11-14).
 
 A single timing of a numpy call depends on what else the machine is doing and
 on how many threads the BLAS library (OpenBLAS, MKL, Accelerate) spreads a
@@ -7,61 +7,70 @@ times each figure as the **best of several runs after a warm-up**, with the
 BLAS library held to **one thread**: the best run is the one least disturbed
 by other work, and one thread makes the two methods share the same budget.
 
-:func:`one_blas_thread` calls OpenBLAS's own ``set_num_threads`` in the
-library numpy loaded (numpy's wheels bring OpenBLAS; found on Linux through
-``/proc/self/maps``); where that is not possible (another BLAS, another
-system) it changes nothing and says so in ``limited``.
+:func:`blas_threads` is the one place the project sets the BLAS thread
+count, through threadpoolctl. The trainers (lessons 09 and 13) and every
+timed cell run inside it with one thread. Their matrices are small
+(64 x 64 and less), so a second thread only adds hand-over costs, and on a
+shared machine (a JupyterHub node, a Binder pod that sees all of its host's
+cores) OpenBLAS's default of one thread per core made lesson 13's training
+about 8 times slower (issue 53).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import re
 import time
 
-__all__ = ["best_ms", "best_seconds", "one_blas_thread"]
+from threadpoolctl import ThreadpoolController
+
+__all__ = ["best_ms", "best_seconds", "blas_threads", "one_blas_thread"]
 
 
-def _openblas_libraries():
-    """(set, get) function pairs of every OpenBLAS this process has loaded
-    (Linux: read from /proc/self/maps); empty elsewhere."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as f:
-            paths = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", f.read())))
-    except OSError:
-        return []
-    pairs = []
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for prefix, suffix in (("scipy_openblas", "64_"), ("openblas", "64_"),
-                               ("openblas", "")):
-            try:
-                pairs.append((getattr(lib, f"{prefix}_set_num_threads{suffix}"),
-                              getattr(lib, f"{prefix}_get_num_threads{suffix}")))
-                break
-            except AttributeError:
-                continue
-    return pairs
+_CONTROLLER = []  # threadpoolctl's view of the loaded libraries, made once
 
 
-@contextlib.contextmanager
+def _controller():
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController().select(user_api="blas"))
+    return _CONTROLLER[0]
+
+
+class blas_threads(contextlib.ContextDecorator):  # noqa: N801 (used like a function)
+    """``with blas_threads() as limited:`` runs its block with the BLAS
+    library on ``n`` threads (``None``: one) and restores the old counts
+    afterwards, even after an error. ``limited`` is True when a BLAS library
+    was found and limited, False when there was none to limit.
+
+    Also a decorator (``@blas_threads()`` runs each call of a function so),
+    and ``blas_threads().hold()`` sets the count for good (a notebook's
+    kernel: :func:`helpers.notebook.setup_notebook`). About 0.1 ms a use.
+    """
+
+    def __init__(self, n: int | None = None):
+        self.n = 1 if n is None else int(n)
+        if self.n < 1:
+            raise ValueError(f"n must be at least 1 thread, got {n}")
+        self._limiter = None
+
+    def hold(self) -> bool:
+        """Set the count and keep it (nothing restores it); True if limited."""
+        _controller().limit(limits=self.n)
+        return bool(_controller().lib_controllers)
+
+    def __enter__(self) -> bool:
+        self._limiter = _controller().limit(limits=self.n)
+        return bool(_controller().lib_controllers)
+
+    def __exit__(self, *exc) -> None:
+        self._limiter.restore_original_limits()
+
+    def _recreate_cm(self):  # a decorated function may run in two threads at once
+        return blas_threads(self.n)
+
+
 def one_blas_thread():
-    """``with one_blas_thread() as limited:`` runs its block with the BLAS
-    library on one thread and restores the old count afterwards. ``limited``
-    is True when the limit could be set, False when nothing was changed."""
-    pairs = _openblas_libraries()
-    old = [get() for _, get in pairs]
-    for set_threads, _ in pairs:
-        set_threads(1)
-    try:
-        yield bool(pairs)
-    finally:
-        for (set_threads, _), n in zip(pairs, old):
-            set_threads(max(1, int(n)))
+    """``with one_blas_thread() as limited:``: :func:`blas_threads` with one."""
+    return blas_threads(1)
 
 
 def best_ms(fn, repeats: int = 5) -> float:

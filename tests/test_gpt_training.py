@@ -197,12 +197,87 @@ def test_training_panel_trains_only_when_started_and_keeps_the_model():
 
     panel = TrainingPanel(every=50, steps=100, phase2_from=60, phase2_steps=40)
     assert panel.params is None and panel.model is None  # nothing ran yet
+    assert panel.stop_button.disabled and "one BLAS thread" in panel.status.value
     before = panel.alt
-    panel.start()
+    panel.start(wait=True)
     assert panel.params is not None and panel.button.disabled
     assert panel.alt != before and "100" in panel.alt
+    assert panel.status.value.startswith("one BLAS thread; done: 100 steps")
+    assert panel.button.description == "Trained: see panel.model"
     run = panel.model.run(list(range(1, 17)))
     assert run.attention.shape[-2:] == (16, 16)
     drawn = panel.monitor.draws
     panel.start()  # a second press does nothing
     assert panel.monitor.draws == drawn
+
+
+def test_training_panel_leaves_the_other_explorers_working_and_stops():
+    """The run goes on in its own thread: start() returns at once, the
+    lesson's explorer answers its "New random repeat" button meanwhile, and
+    Stop ends the run early with the model so far."""
+    from helpers.widgets import induction_explorer
+    from helpers.widgets.lesson13_training import TrainingPanel
+
+    panel = TrainingPanel(every=20)  # the live recipe: thousands of steps
+    explorer = induction_explorer()
+    panel.start()
+    assert panel.running and panel.button.disabled and not panel.stop_button.disabled
+    before, count = explorer.text.value, explorer.update_count
+    explorer.new.click()                        # while the model trains
+    assert explorer.text.value != before and explorer.update_count > count
+    assert panel.running
+    panel.stop()
+    panel.wait(120)
+    assert not panel.running and panel.model is not None
+    last = panel.log[-1]["step"]
+    assert 0 < last < 16000 and panel.monitor.rows[-1]["step"] == last
+    assert panel.button.description == f"Stopped at step {last:,}: see panel.model"
+    assert panel.stop_button.disabled
+    assert f"stopped at step {last:,} after" in panel.status.value
+
+
+def test_time_left_counts_the_steps_at_the_recent_pace():
+    from helpers.widgets.lesson13_training import time_left
+
+    rows = [{"step": s, "seconds": t} for s, t in
+            [(0, 0.0), (100, 50.0), (200, 60.0), (300, 70.0), (400, 80.0), (500, 90.0)]]
+    # the last five rows: 400 steps in 40 s, so 0.1 s a step; 1,000 steps left
+    assert time_left(rows, 1500) == "1,000 steps left, 1 min 40 s at this pace"
+    assert time_left(rows, 1500, known=False) == (
+        "at most 1,000 steps left, at most 1 min 40 s at this pace")
+    assert time_left(rows[:2], 110) == "10 steps left, 5 s at this pace"
+    assert time_left(rows, 500) == "done: 500 steps in 1 min 30 s"
+    assert time_left([], 500) == "not started"
+
+
+def test_first_rise_names_the_first_row_and_head_at_the_level():
+    from helpers.widgets.lesson13_training import first_rise, rises
+
+    steps = [0, 250, 500, 750]
+    scores = [[0.1, 0.1], [0.1, 0.18], [0.2, 0.3], [0.5, 0.3]]
+    assert first_rise(steps, scores, 0.17) == (250, 1)
+    assert first_rise(steps, scores, 0.4) == (750, 0)
+    assert first_rise(steps, scores, 0.9) is None
+    rows = [{"step": s, "prev": np.array([p, [0.0, 0.0]]),
+             "pm": np.array([[0.0, 0.0], [0.03, 0.02 + k * 0.03]])}
+            for k, (s, p) in enumerate(zip(steps, scores))]
+    found = rises(rows, {"prev": 0.085, "pm": 0.033})
+    assert found == {"prev": (250, 1), "pm": (500, 1)}  # 2 x chance: 0.17, 0.066
+
+
+def test_the_monitor_marks_the_rises_in_its_figure_and_text():
+    from helpers.widgets.lesson13_training import TrainingMonitor
+
+    monitor = TrainingMonitor(1000)
+    for step, prev, pm in [(0, 0.09, 0.03), (250, 0.2, 0.03), (500, 0.3, 0.2)]:
+        monitor.update({"step": step, "seconds": step / 100, "train_loss": 4.0,
+                        "copy1_loss": 4.8, "copy2_loss": 4.0,
+                        "prev": np.array([[0.05, prev], [0.05, 0.05]]),
+                        "pm": np.array([[0.03, 0.03], [pm, 0.03]])})
+    assert monitor.marks == {"prev": (250, 1), "pm": (500, 0)}
+    assert ("A previous-token score first reached twice chance at step 250 "
+            "(layer 0 head 1)") in monitor.alt
+    assert "prefix-matching score first reached twice chance at step 500" in monitor.alt
+    notes = [t.get_text() for t in monitor.figure.axes[1].texts]
+    assert "previous token rises\n(L0H1, step 250)" in notes
+    assert "prefix matching rises\n(L1H0, step 500)" in notes

@@ -354,3 +354,19 @@ def test_mean_ablation_is_the_run_itself_with_the_heads_own_output():
     zero = induction._replaced_run(model, ids, (1, 0), nothing)[0]
     assert np.allclose(zero.logits, model.run(ids, ablate={(1, 0)}).logits)
     assert induction.head_output(model, ids, (1, 0)).shape == (len(ids), model.d_head)
+
+
+def test_ratio_interval_brackets_the_ratio_of_means():
+    intact = np.array([1.0, 1.0, 1.0, 1.0])
+    ratio, low, high = induction.ratio_interval(3 * intact, intact)
+    assert (ratio, low, high) == pytest.approx((3.0, 3.0, 3.0))  # no spread, no width
+    rng = np.random.default_rng(1)
+    intact = rng.uniform(0.5, 1.5, 200)
+    ablated = 5 * intact + rng.normal(0, 1.0, 200)
+    ratio, low, high = induction.ratio_interval(ablated, intact)
+    assert ratio == pytest.approx(ablated.mean() / intact.mean())
+    assert low < ratio < high and high - low < 0.5
+    few = induction.ratio_interval(ablated[:20], intact[:20])
+    assert few[2] - few[1] > high - low              # fewer texts, a wider interval
+    with pytest.raises(ValueError, match="same texts"):
+        induction.ratio_interval(ablated[:3], intact[:4])

@@ -5,7 +5,8 @@
     .venv/bin/python tools/train_induction.py --numpy --set lr=6e-3 --out DIR
 
 ``--numpy`` trains with :mod:`helpers.models.gpt_training` alone (no torch:
-it runs in the project's own environment), from the recipe
+it runs in the project's own environment, with one BLAS thread, which is
+faster for its small matrices and holds on a busy machine: issue 53), from the recipe
 ``gpt_training.RECIPE`` and its seed; ``--set KEY=VALUE`` changes one
 setting of it (a pilot; data/README.md, induction/, lists them). It prints a
 line every ``--log-every`` steps and writes ``config.json``,
@@ -61,6 +62,8 @@ def train_numpy(args) -> None:
               + " ".join(f"{x:.2f}" for x in prev[0])
               + "  pm L1 " + " ".join(f"{x:.2f}" for x in pm[1]), flush=True)
 
+    print("training the numpy recipe, one BLAS thread (helpers.timing.blas_threads)",
+          flush=True)
     start = time.perf_counter()
     params, log, recipe = gt.train(changes, callback=show, every=args.log_every)
     seconds = time.perf_counter() - start

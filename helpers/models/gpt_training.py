@@ -43,13 +43,12 @@ from pathlib import Path
 import numpy as np
 
 from helpers import induction
+from helpers.timing import blas_threads
 
-__all__ = [
-    "CONFIG", "PROBE_SEEDS", "RECIPE", "init_params", "forward", "loss_and_grads",
-    "AdamW", "learning_rate", "markov_windows", "repeat_window", "training_batch",
-    "probe_scores", "train", "save", "as_model", "tokenizer", "symbols",
-    "write_tokenizer",
-]
+__all__ = ["CONFIG", "PROBE_SEEDS", "RECIPE", "init_params", "forward", "AdamW",
+           "loss_and_grads", "learning_rate", "markov_windows", "repeat_window",
+           "training_batch", "probe_scores", "train", "save", "as_model", "tokenizer",
+           "symbols", "write_tokenizer"]
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = {"n_layer": 2, "n_head": 2, "n_embd": 64, "n_positions": 256,
@@ -369,16 +368,17 @@ def probe_scores(params, n_heads: int = 2, seeds=PROBE_SEEDS, vocab: int = 128):
 
 
 # -- the training loop --------------------------------------------------------------
+@blas_threads()  # one BLAS thread: faster for these small matrices, busy machine or not
 def train(recipe=None, *, callback=None, every: int = 250, params=None,
-          config=None, **changes):
+          config=None, stop=None, **changes):
     """Train from the seeded recipe (:data:`RECIPE`, with ``recipe`` and any
     keyword ``changes`` on top, e.g. ``steps=200``). Every ``every`` steps
     and after the last, the probes are measured (:func:`probe_scores`) and a
     row is added to the log; ``callback(row)`` then gets that dict (``step``,
     ``seconds``, ``train_loss``, ``copy1_loss``, ``copy2_loss``, ``prev``,
     ``pm``, ``lr``, and ``steps``, ``phase2_from``, ``phase_change_step`` as
-    known by then),
-    e.g. a live monitor's ``update``.
+    known by then), e.g. a live monitor's ``update``. ``stop()``, if given,
+    is asked before each step; when True, the run ends there with a last row.
 
     With ``phase2_from=None`` the loop looks at the probes every
     :data:`CHECK_EVERY` steps; the first time the second copy costs less
@@ -419,7 +419,7 @@ def train(recipe=None, *, callback=None, every: int = 250, params=None,
             callback(row)
 
     step = 0
-    while step < r["steps"]:
+    while step < r["steps"] and not (stop is not None and stop()):
         s = None
         if adaptive and r["phase_change_step"] is None and step % CHECK_EVERY == 0:
             s = probe_scores(params, H, vocab=V)
@@ -433,7 +433,7 @@ def train(recipe=None, *, callback=None, every: int = 250, params=None,
         opt.step(params, grads, learning_rate(step, r))
         running.append(loss)
         step += 1
-    measure(r["steps"])
+    measure(step)  # the last step, or where stop() ended the run
     return params, log, r
 
 

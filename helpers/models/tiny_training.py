@@ -17,8 +17,10 @@ from helpers.models.tiny_corpus import (
     make_grammar_corpus,
     make_sense_corpus,
 )
+from helpers.timing import blas_threads
 
 
+@blas_threads()  # one BLAS thread: faster for these small matrices, busy machine or not
 def train(params, batch, *, steps, lr=0.03, l2=0.0, batch_size=None, seed=0,
           callback=None, every=10, causal=True):
     """Adam on ``loss_and_grads``; changes ``params`` in place.

@@ -10,6 +10,12 @@ with its chance level. :func:`train_live` displays one and trains
     from helpers.widgets.lesson13_training import train_live
     params, log, monitor = train_live()
 
+The monitor stars where a previous-token score and a prefix-matching score
+first reach twice chance (:func:`rises`). :class:`TrainingPanel` is the
+lesson's cell: Start and Stop buttons above a monitor, the run in a thread
+of its own (so the kernel stays free for the other explorers), the steps
+and the time left (:func:`time_left`).
+
 Like lesson 09's monitor, its display carries a still PNG and a text form
 next to the live widget, and the stored output is the finished figure. The
 text form is the figure's text alternative, made from its numbers
@@ -19,6 +25,7 @@ text form is the figure's text alternative, made from its numbers
 from __future__ import annotations
 
 import math
+import threading
 
 import ipywidgets as widgets
 import numpy as np
@@ -31,7 +38,8 @@ from helpers.models import gpt_training
 from helpers.widgets.access import live_monitor_parts
 from helpers.widgets.base import mime_bundle
 
-__all__ = ["TrainingMonitor", "chance_levels", "describe", "train_live"]
+__all__ = ["TrainingMonitor", "TrainingPanel", "chance_levels", "describe",
+           "first_rise", "rises", "time_left", "train_live"]
 
 #: the lesson's one colour scheme (inductionplots.SCHEME): the layer-0 head
 #: that scores highest on previous token is the previous-token head (blue,
@@ -56,7 +64,29 @@ def chance_levels(vocab_size: int = 128, seeds=gpt_training.PROBE_SEEDS) -> dict
             "loss": math.log(vocab_size - 1)}
 
 
-def describe(row: dict, steps: int, phase_change=None) -> str:
+def first_rise(steps, scores, level: float):
+    """``(step, head)`` of the first log row where one head's score
+    (``scores``: (rows, heads)) reaches ``level``, or None. The monitor and
+    the lesson mark a score's rise at twice its chance level."""
+    scores = np.asarray(scores, dtype=float)
+    hit = np.argwhere(scores >= level)
+    if not len(hit):
+        return None
+    row, head = hit[0]  # argwhere runs row by row: the earliest row first
+    return int(np.asarray(steps)[row]), int(head)
+
+
+def rises(rows, chance: dict) -> dict:
+    """The two rises the monitor marks, from its log ``rows``: ``"prev"``, a
+    layer-0 head's previous-token score, and ``"pm"``, a layer-1 head's
+    prefix-matching score, each first at twice chance (``(step, head)`` or
+    None)."""
+    steps = [r["step"] for r in rows]
+    return {kind: first_rise(steps, [r[kind][layer] for r in rows], 2 * chance[kind])
+            if rows else None for kind, layer in (("prev", 0), ("pm", 1))}
+
+
+def describe(row: dict, steps: int, phase_change=None, marks=None) -> str:
     """The text alternative of the monitor's figure at one log ``row``."""
     if row is None:
         return f"Training of {steps:,} steps, not started."
@@ -71,6 +101,12 @@ def describe(row: dict, steps: int, phase_change=None) -> str:
             f"{row['copy2_loss']:.2f} nats against {row['copy1_loss']:.2f} for "
             f"the first (ratio {ratio:.2f}); previous-token score {heads0}; "
             f"prefix-matching score {heads1}."
+            + "".join(f" A {what} score first reached twice chance at step "
+                      f"{m[0]:,} (layer {layer} head {m[1]})."
+                      for what, layer, m in (
+                          ("previous-token", 0, (marks or {}).get("prev")),
+                          ("prefix-matching", 1, (marks or {}).get("pm")))
+                      if m is not None)
             + ("" if phase_change is None else
                f" The phase change came at step {phase_change:,}."))
 
@@ -94,6 +130,7 @@ class TrainingMonitor:
         self.recipe_change, self.phase_change = recipe_change, None
         self.chance = chance_levels(vocab_size)
         self.rows, self.draws, self.figure, self.png = [], 0, None, b""
+        self.marks = {"prev": None, "pm": None}  # the rises, (step, head)
         live_monitor_parts(self)
         self.alt = describe(None, self.n_steps)
         self._draw()
@@ -111,7 +148,8 @@ class TrainingMonitor:
         self.bar.description = f"step {step}"
         self.label.value = (f"second/first copy "
                             f"{row['copy2_loss'] / row['copy1_loss']:.2f}")
-        self.alt = describe(row, self.n_steps, self.phase_change)
+        self.marks = rises(self.rows, self.chance)
+        self.alt = describe(row, self.n_steps, self.phase_change, self.marks)
         self._draw()
         if step >= self.n_steps:
             for handle in self._handles:  # the finished figure, for the record
@@ -147,6 +185,18 @@ class TrainingMonitor:
                       label=f"chance: prefix matching ({ch['pm']:.2f})")
         right.set(xlabel="training step", ylabel="score", ylim=(0, 1.05),
                   title="The heads' scores")
+        for k, (kind, layer, what) in enumerate((("prev", 0, "previous token"),
+                                                 ("pm", 1, "prefix matching"))):
+            mark = self.marks.get(kind)
+            if mark is None:
+                continue
+            at = next(r for r in rows if r["step"] == mark[0])[kind][layer, mark[1]]
+            right.plot([mark[0]], [at], marker="*", markersize=12, color="black",
+                       linestyle="none")
+            right.annotate(f"{what} rises\n(L{layer}H{mark[1]}, step {mark[0]:,})",
+                           (mark[0], at), xytext=(-4, 14 + 22 * k),
+                           textcoords="offset points", ha="right", fontsize=7,
+                           arrowprops={"arrowstyle": "-", "color": "0.3"})
         right.legend(loc="upper left", fontsize=7)
         marks = ((self.phase_change, "phase change", "phase change"),  # labelled
                  (self.recipe_change, "recipe change", "recipe changes"))
@@ -184,49 +234,139 @@ class TrainingMonitor:
             self._handles.append(handle)
 
 
+#: what the button announces. Measured with one BLAS thread on the project's
+#: 2-core machine: the whole run (10,750 steps, probes included) took 148 s of
+#: CPU, about 14 ms a step, so about 2½ minutes with a core to itself; with the
+#: other core busy, one thread's pace stayed within 1.5x of the quiet one
+#: (tests/benchmarks/bench_threads.py). On a busier machine it takes longer,
+#: and the panel shows the time left at the pace it measures.
+ANNOUNCED = "about 3 minutes"
+
+
+def _minutes(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    return f"{seconds // 60} min {seconds % 60:02d} s"
+
+
+def time_left(rows, steps: int, known: bool = True) -> str:
+    """Steps left and the time they take at the pace of the last few log
+    ``rows`` (their ``step`` and ``seconds``): what the panel says while it
+    trains. ``known=False``: the run's end is not fixed yet (an adaptive
+    recipe before its phase change), so both are upper bounds."""
+    if not rows:
+        return "not started"
+    last, first = rows[-1], rows[max(0, len(rows) - 5)]
+    left = max(0, int(steps) - int(last["step"]))
+    if left == 0:
+        return f"done: {int(last['step']):,} steps in {_minutes(last['seconds'])}"
+    done = int(last["step"]) - int(first["step"])
+    at_most = "" if known else "at most "
+    text = f"{at_most}{left:,} steps left"
+    if done <= 0:
+        return text
+    pace = (last["seconds"] - first["seconds"]) / done  # seconds a step, lately
+    return f"{text}, {at_most}{_minutes(left * pace)} at this pace"
+
+
 class TrainingPanel:
-    """A "Start training" button above a :class:`TrainingMonitor`: the
-    lesson's live cell. Nothing trains until the learner presses the button
-    (so Run All stays quick); the run then fills ``.params``, ``.log`` and
+    """A "Start training" button and a "Stop" button above a
+    :class:`TrainingMonitor`: the lesson's live cell. Nothing trains until
+    the learner presses Start (so Run All stays quick). The run goes on in a
+    thread of its own, with one BLAS thread (``gpt_training.train``), so the
+    kernel stays free: every other explorer of the lesson keeps answering
+    while it trains. The label shows the steps left and the time they take
+    at the pace measured so far. The run fills ``.params``, ``.log`` and
     ``.model`` (a ``helpers.gpt`` model of the new weights: ``.model.run``,
-    ``ablate=``). ``.start()`` does what the button does."""
+    ``ablate=``); Stop keeps the model trained so far. ``.start()`` and
+    ``.stop()`` do what the buttons do; ``.wait()`` waits for the end."""
 
     def __init__(self, every: int = 250, **changes):
         self.every, self.changes = int(every), changes
         recipe = dict(gpt_training.RECIPE, **changes)
+        self.adaptive = recipe["phase2_from"] is None
         self.monitor = TrainingMonitor(recipe["steps"],
                                        recipe_change=recipe["phase2_from"])
-        self.params = self.log = self.model = None
+        self.params = self.log = self.model = self.thread = None
+        self._stop = threading.Event()
         self.button = widgets.Button(
-            description="Start training (about 2½ minutes)",
-            tooltip="Train lesson 13's model from scratch, in numpy",
+            description=f"Start training ({ANNOUNCED})",
+            tooltip="Train lesson 13's model from scratch, in numpy, on one "
+                    "core; the rest of the lesson keeps working meanwhile",
             layout=widgets.Layout(width="auto"))
+        self.stop_button = widgets.Button(
+            description="Stop", disabled=True,
+            tooltip="Stop training; panel.model keeps the model so far",
+            layout=widgets.Layout(width="auto"))
+        self.status = widgets.Label("one BLAS thread; not started")
         self.button.on_click(lambda _: self.start())
-        self.monitor.widget.children = (self.button,) + tuple(
-            self.monitor.widget.children)
+        self.stop_button.on_click(lambda _: self.stop())
+        self.monitor.widget.children = (
+            widgets.HBox([self.button, self.stop_button, self.status]),
+        ) + tuple(self.monitor.widget.children)
 
-    def start(self):
-        """Train once (a second press does nothing) and keep the results."""
-        if self.params is not None or self.button.disabled:
+    @property
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+    def start(self, wait: bool = False):
+        """Start training in a thread (a second press does nothing);
+        ``wait=True`` returns only when it has ended."""
+        if self.thread is not None:
             return
-        self.button.disabled = True
+        self.button.disabled, self.stop_button.disabled = True, False
         self.button.description = "Training…"
+        self.thread = threading.Thread(target=self._run, daemon=True,
+                                       name="lesson13-training")
+        self.thread.start()
+        if wait:
+            self.wait()
+
+    def stop(self):
+        """Stop after the step in progress (the model so far is kept)."""
+        if self.running:
+            self._stop.set()
+            self.stop_button.disabled = True
+            self.status.value = "stopping after this step…"
+
+    def wait(self, timeout=None):
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+    def _update(self, row):
+        self.monitor.update(row)
+        known = not self.adaptive or row.get("phase_change_step") is not None
+        left = time_left(self.monitor.rows, self.monitor.n_steps, known)
+        self.status.value = f"one BLAS thread; {left}"
+
+    def _run(self):
         try:
             recipe = dict(gpt_training.RECIPE, **self.changes)
-            self.params, self.log, _ = gpt_training.train(
-                recipe, callback=self.monitor.update, every=self.every)
-            self.model = gpt_training.as_model(self.params)
-            self.button.description = "Trained: see panel.model"
+            params, log, _ = gpt_training.train(
+                recipe, callback=self._update, every=self.every,
+                stop=self._stop.is_set)
+            self.params, self.log = params, log
+            self.model = gpt_training.as_model(params)
+            step, seconds = log[-1]["step"], _minutes(log[-1]["seconds"])
+            stopped = self._stop.is_set()
+            self.button.description = (f"Stopped at step {step:,}: see panel.model"
+                                       if stopped else "Trained: see panel.model")
+            self.status.value = (f"one BLAS thread; stopped at step {step:,} after "
+                                 f"{seconds}" if stopped else self.status.value)
         except Exception as exc:  # never a traceback from a button
             self.monitor.label.value = f"Training stopped: {type(exc).__name__}"
             self.button.description = "Training stopped"
+        finally:
+            self.stop_button.disabled = True
 
     @property
     def alt(self):
-        return self.monitor.alt
+        status = self.status.value
+        return f"{self.monitor.alt} {status[0].upper()}{status[1:]}."
 
     def __repr__(self):
-        return repr(self.monitor)
+        return self.alt
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         return self.monitor._repr_mimebundle_()
