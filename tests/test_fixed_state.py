@@ -1,4 +1,4 @@
-"""Lesson 14's math (helpers/fixed_state.py, re-exported by helpers.attention):
+"""Lesson 14's math (helpers/attention/fixed_state.py, re-exported by helpers.attention):
 hand-worked numbers first, then invariants on seeded random inputs."""
 
 import numpy as np
@@ -20,7 +20,7 @@ def relu(x):
 def test_re_exported_from_attention():
     for name in ("linear_attention", "linear_attention_recurrent", "delta_rule"):
         assert name in attention.__all__
-        assert getattr(attention, name).__module__ == "helpers.fixed_state"
+        assert getattr(attention, name).__module__ == "helpers.attention.fixed_state"
 
 
 # ------------------------------------------------------------- hand-worked ---
@@ -248,7 +248,7 @@ def test_every_figure_sets_a_distinct_alt_from_its_numbers():
 
 @pytest.mark.parametrize("qk_norm", [False, True])
 def test_qknorm_gradients_match_finite_differences(qk_norm):
-    from helpers import qknorm
+    from helpers.models import qknorm
 
     params, A = qknorm.init(d=4, seed=3)
     params = [p + 0.1 * np.random.default_rng(i).standard_normal(p.shape)
@@ -271,7 +271,7 @@ def test_qknorm_gradients_match_finite_differences(qk_norm):
 
 
 def test_qknorm_holds_the_logits_at_a_high_learning_rate():
-    from helpers import qknorm
+    from helpers.models import qknorm
 
     plain = qknorm.train(0.3, qk_norm=False)
     normed = qknorm.train(0.3, qk_norm=True)
@@ -283,7 +283,7 @@ def test_qknorm_holds_the_logits_at_a_high_learning_rate():
 # ------------------------------------------------------ the recall tasks ---
 
 def test_recall_by_hand_and_a_tie_is_a_miss():
-    from helpers import recall
+    from helpers.world import recall
 
     V = np.eye(3)
     hits, err = recall.recall(np.array([[1.0, 0, 0], [0, 0.4, 0.6], [0, 0.5, 0.5]]), V)
@@ -293,7 +293,7 @@ def test_recall_by_hand_and_a_tie_is_a_miss():
 
 
 def test_memories_on_orthogonal_keys():
-    from helpers import recall
+    from helpers.world import recall
 
     K = np.eye(8)
     V = recall.unit_vectors(8, 8, seed=5)
@@ -304,7 +304,7 @@ def test_memories_on_orthogonal_keys():
 
 
 def test_overwrite_keeps_the_new_room_only_with_the_delta_rule():
-    from helpers import recall
+    from helpers.world import recall
 
     assert recall.overwrite_accuracy("delta", [1], trials=5)[0] == 1.0
     assert recall.overwrite_accuracy("linear", [1], trials=5)[0] == 0.0   # a tie
@@ -312,7 +312,7 @@ def test_overwrite_keeps_the_new_room_only_with_the_delta_rule():
 
 
 def test_copy_and_recall_curves_fall_for_fixed_states_only():
-    from helpers import recall
+    from helpers.world import recall
 
     acc, _, by_pos = recall.recall_curve("softmax", [4, 32], trials=5)
     assert acc.tolist() == [1.0, 1.0] and len(by_pos[1]) == 32
@@ -322,7 +322,7 @@ def test_copy_and_recall_curves_fall_for_fixed_states_only():
 
 
 def test_a_reset_at_the_document_boundary_is_a_fresh_state():
-    from helpers import recall
+    from helpers.world import recall
 
     # alpha = 0 at the second document's first token wipes what came before:
     # the same recall as the second document alone; without it, worse

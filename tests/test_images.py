@@ -1,4 +1,4 @@
-"""Lesson 08's picture world (helpers/images.py, helpers/figures/imageplots.py), its
+"""Lesson 08's picture world (helpers/world/images.py, helpers/figures/imageplots.py), its
 explorer (``image_explorer``) and its exercise (``check_word_heatmap``):
 hand-worked numbers, invariants of the cross-attention over patches, the
 checker's diagnoses and the explorer's reactions to any caption."""
@@ -9,7 +9,7 @@ import ipywidgets as widgets
 import numpy as np
 import pytest
 
-from helpers import images
+from helpers.world import images
 from helpers.figures import imageplots
 from helpers import widgets as W
 from helpers.attention import cross_attention

@@ -259,7 +259,7 @@ def test_named_explorers_exist(guide):
 def test_presenting_names_presentation_mode_and_rise(guide):
     assert "View > Presentation Mode" in guide
     assert "jupyterlab-rise" in guide and "ipywidgets" in guide
-    assert "helpers.style.projector()" in guide and "projector(False)" in guide
+    assert "helpers.figures.style.projector()" in guide and "projector(False)" in guide
     assert "make playground" in guide
 
 

@@ -1,4 +1,4 @@
-"""Tests of helpers.plots (made in helpers/figures/): what the figures show,
+"""Tests of helpers.figures.plots (made in helpers/figures/): what the figures show,
 not how they look."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
 
-from helpers import plots
+from helpers.figures import plots
 from helpers.figures import diagrams
 from helpers.attention import causal_mask, softmax
 

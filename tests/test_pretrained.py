@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import probing
+from helpers.analysis import probing
 from helpers.models import pretrained
 from helpers.attention import scaled_dot_product_attention
 

@@ -2,7 +2,7 @@
 
 By kind, for the figures any lesson uses: ``heatmaps``, ``vectors``,
 ``charts`` and ``diagrams`` (box-and-arrow drawings), sharing ``common``;
-``helpers.plots`` gathers the first three under one name (the notebooks'
+``helpers.figures.plots`` gathers the first three under one name (the notebooks'
 address). One lesson's own figures, by the model they draw: ``imageplots``
 (lesson 08's picture world), ``gptplots`` (lesson 11), ``scaleplots``
 (lesson 12), ``inductionplots`` (lesson 13); a new lesson adds its module

@@ -2,7 +2,7 @@
 
 * ``tiny`` (lesson 09: the tiny attention model) with its data
   (``tiny_corpus``), its training (``tiny_training``) and its weights file
-  (``tiny_io``); ``helpers.tinymodel`` gathers them under one name.
+  (``tiny_io``); ``helpers.models.tiny`` gathers them under one name.
 * ``pretrained`` (lesson 10): all-MiniLM-L6-v2, a real pretrained encoder,
   read from its published files and run in numpy.
 * ``gpt`` (lesson 11): the small GPT trained on Shakespeare (``data/gpt/``).
@@ -11,6 +11,6 @@
 
 ``from helpers import pretrained`` and ``from helpers import gpt`` give the
 same two module objects (``helpers/__init__.py``). What measures, draws or
-explores them lives apart: ``helpers.probing``, ``helpers.figures.gptplots``,
+explores them lives apart: ``helpers.analysis.probing``, ``helpers.figures.gptplots``,
 ``helpers.widgets``.
 """

@@ -499,10 +499,10 @@ def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
     is a mean of ``steps`` calls timed on their own (the prefill repeated).
     After a warm-up, every call is repeated in ``repeats`` rounds (each round
     goes through all of them) and its best time is kept, with one BLAS thread
-    (:mod:`helpers.timing`): a busy moment of the machine then spoils one
+    (:mod:`helpers.runtime.timing`): a busy moment of the machine then spoils one
     call of one round, not a whole figure.
     """
-    from helpers.timing import one_blas_thread
+    from helpers.runtime.timing import one_blas_thread
 
     rng = np.random.default_rng(seed)
     calls = []  # (length index, kind, fn): one prefill, then one call per step

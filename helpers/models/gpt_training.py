@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers import induction
+from helpers.analysis import induction
 
 __all__ = [
     "CONFIG", "PROBE_SEEDS", "RECIPE", "init_params", "forward", "loss_and_grads",
@@ -341,7 +341,7 @@ def probe_scores(params, n_heads: int = 2, seeds=PROBE_SEEDS, vocab: int = 128):
     """On the probes (one per seed, in one padded batch: a causal model never
     sees the padding): ``{"copy1", "copy2"}`` the mean first- and second-copy
     loss, ``"prev"``, ``"pm"`` every head's previous-token and prefix-matching
-    score ``(n_layers, n_heads)`` (:mod:`helpers.induction`)."""
+    score ``(n_layers, n_heads)`` (:mod:`helpers.analysis.induction`)."""
     probes = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -518,7 +518,7 @@ LOG_COLUMNS = ("step", "seconds", "train_loss", "copy1_loss", "copy2_loss")
 
 def write_log(path, log) -> None:
     """``training_log.csv``: one row per measurement, ``prev_L_H`` and
-    ``pm_L_H`` per head (``helpers.induction.training_log`` reads it)."""
+    ``pm_L_H`` per head (``helpers.analysis.induction.training_log`` reads it)."""
     nl, nh = log[0]["prev"].shape
     heads = [f"{la}_{hd}" for la in range(nl) for hd in range(nh)]
     with open(path, "w", newline="") as f:

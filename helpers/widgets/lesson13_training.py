@@ -24,7 +24,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from helpers import induction
+from helpers.analysis import induction
 from helpers.figures.common import AttentionFigure
 from helpers.figures.inductionplots import line_style
 from helpers.models import gpt_training
@@ -188,7 +188,7 @@ class TrainingPanel:
     """A "Start training" button above a :class:`TrainingMonitor`: the
     lesson's live cell. Nothing trains until the learner presses the button
     (so Run All stays quick); the run then fills ``.params``, ``.log`` and
-    ``.model`` (a ``helpers.gpt`` model of the new weights: ``.model.run``,
+    ``.model`` (a ``helpers.models.gpt`` model of the new weights: ``.model.run``,
     ``ablate=``). ``.start()`` does what the button does."""
 
     def __init__(self, every: int = 250, **changes):

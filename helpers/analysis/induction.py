@@ -48,7 +48,7 @@ __all__ = [
     "training_log",
 ]
 
-FOLDER = Path(__file__).resolve().parents[1] / "data" / "induction"
+FOLDER = Path(__file__).resolve().parents[2] / "data" / "induction"
 
 
 # -- the model and its files ---------------------------------------------------

@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 
-from helpers.models.tiny import array_names, init_params, loss_and_grads
-from helpers.models.tiny_corpus import (
+from helpers.models.tiny.model import array_names, init_params, loss_and_grads
+from helpers.models.tiny.corpus import (
     CLASSES,
     build_vocab,
     encode_next,

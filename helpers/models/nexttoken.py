@@ -9,7 +9,7 @@ Two pieces of machinery, numpy only, that return numbers (the notebook draws):
    *unembedding* turns the last row ``E'_last`` into one logit per candidate
    word, then softmax turns the logits into probabilities.
 2. **Without the mask the model cheats.** ``cheat_experiment`` trains the
-   next-word model of ``helpers.tinymodel`` twice, on the same text from the
+   next-word model of ``helpers.models.tiny`` twice, on the same text from the
    same seeds, once with the causal mask (lesson 06) and once without, and
    measures both honestly: each next token predicted from its prefix only,
    the way generation has to work.
@@ -27,7 +27,7 @@ depend on where it will stand). Then::
 So a word scores high when its own embedding points the same way as the
 last vector: the features the context wrote into ``E'_last`` vote for the
 words that have those features. GPT-2 uses the same trick ("tied"
-embeddings, ``run.logits = ln_f(h) @ wte.T`` in ``helpers.gpt``), and it
+embeddings, ``run.logits = ln_f(h) @ wte.T`` in ``helpers.models.gpt``), and it
 saves a whole second ``(vocab, d_model)`` matrix.
 """
 
@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from helpers import lexicon
-from helpers import tinymodel as tm
+from helpers.world import lexicon
+from helpers.models import tiny as tm
 from helpers.attention import causal_mask, softmax
-from helpers.heads import _CONTENT_FIELDS, Head, _select, _up, run_head
+from helpers.world.heads import _CONTENT_FIELDS, Head, _select, _up, run_head
 
 __all__ = [
     "DEFAULT_VOCAB",
@@ -225,7 +225,7 @@ class CheatRun:
     generated : list[str]  the prompt's continuation, token by token
                            (sampled, seeded; see ``generate``)
     seconds : float        wall-clock time of the training loop
-    params : dict          the trained weights (``helpers.tinymodel`` layout)
+    params : dict          the trained weights (``helpers.models.tiny`` layout)
     """
 
     causal: bool

@@ -10,9 +10,9 @@ The model (row-vector convention, rows are queries, columns are keys)::
         X = X + concat_h(A V) W_O        residual update E' = E + dE
     logits = X W_out + b_out
 
-Numpy only. The data it reads come from ``helpers.models.tiny_corpus``;
-training is ``helpers.models.tiny_training``, the weights file
-``helpers.models.tiny_io``; ``helpers.tinymodel`` gathers all of them.
+Numpy only. The data it reads come from ``helpers.models.tiny.corpus``;
+training is ``helpers.models.tiny.training``, the weights file
+``helpers.models.tiny.weights``; ``helpers.models.tiny`` gathers all of them.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from helpers import lexicon
+from helpers.world import lexicon
 from helpers.attention import scaled_dot_product_attention, softmax, softmax_backward
-from helpers.models.tiny_corpus import (
+from helpers.models.tiny.corpus import (
     CLASSES,
     GRAMMAR,
     SENSE_LABELS,
@@ -32,7 +32,7 @@ from helpers.models.tiny_corpus import (
     encode_sense,
     tokenize,
 )
-from helpers.positions import N_POS_DIMS, positional_encoding
+from helpers.world.positions import N_POS_DIMS, positional_encoding
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Hand-built attention heads for the toy world of ``helpers.lexicon``.
+"""Hand-built attention heads for the toy world of ``helpers.world.lexicon``.
 
 Before we let training find ``W_Q``, ``W_K`` and ``W_V`` (lesson 9), we write
 them by hand, so that every number means something. Because every column
@@ -25,7 +25,7 @@ The heads
 ``alignment_head()``       cross-attention: French words look for the English
                            word with the same meaning.
 
-Also here: ``CURRICULUM_SENTENCES`` (re-exported from ``helpers.sentences``),
+Also here: ``CURRICULUM_SENTENCES`` (re-exported from ``helpers.world.sentences``),
 ``SENSES`` and ``nearest_sense`` (which meaning of "bank"/"mole" a vector
 is closest to; it, ``sense_name`` and ``sense_verdict`` report a tie as a
 tie), ``run_head`` (embed + one head) and ``stack_heads`` (all heads at once
@@ -39,7 +39,7 @@ from collections import namedtuple
 import numpy as np
 
 from helpers.attention import scaled_dot_product_attention
-from helpers.lexicon import (
+from helpers.world.lexicon import (
     D_MODEL,
     FEATURES,
     FIELDS,
@@ -52,7 +52,7 @@ from helpers.lexicon import (
     embed,
     make_vector,
 )
-from helpers.sentences import CURRICULUM_SENTENCES
+from helpers.world.sentences import CURRICULUM_SENTENCES
 
 __all__ = [
     "Head",

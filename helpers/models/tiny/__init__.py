@@ -20,9 +20,9 @@ Two synthetic tasks, both generated from a seeded generator (no download):
 
 This module gathers the pieces under one name (``from helpers import
 tinymodel as tm``): the model is ``helpers.models.tiny`` (numpy only), the
-corpora and batches ``helpers.models.tiny_corpus``, training
-``helpers.models.tiny_training`` and the weights file
-``helpers.models.tiny_io``. Run ``python -m tools.make_tinymodel`` to retrain
+corpora and batches ``helpers.models.tiny.corpus``, training
+``helpers.models.tiny.training`` and the weights file
+``helpers.models.tiny.weights``. Run ``python -m tools.make_tinymodel`` to retrain
 the sense model from its seed and rewrite ``data/tinymodel_weights.npz``
 (the same arrays; on one machine,
 the same bytes twice).
@@ -30,7 +30,7 @@ the same bytes twice).
 
 from __future__ import annotations
 
-from helpers.models.tiny import (
+from helpers.models.tiny.model import (
     array_names,
     attention_backward,
     embed_ids,
@@ -46,7 +46,7 @@ from helpers.models.tiny import (
     SensePrediction,
     softmax_backward,
 )
-from helpers.models.tiny_corpus import (
+from helpers.models.tiny.corpus import (
     AMBIGUOUS_PHRASES,
     CLASSES,
     FILLERS,
@@ -73,13 +73,13 @@ from helpers.models.tiny_corpus import (
     make_sense_corpus,
     tokenize,
 )
-from helpers.models.tiny_io import (
+from helpers.models.tiny.weights import (
     DEFAULT_WEIGHTS,
     load_params,
     load_trained,
     save_params,
 )
-from helpers.models.tiny_training import (
+from helpers.models.tiny.training import (
     SENSE_SETTINGS,
     held_out_sense,
     train,

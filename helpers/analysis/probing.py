@@ -1,4 +1,4 @@
-"""Lesson 10's measurements on the pretrained model (helpers.pretrained).
+"""Lesson 10's measurements on the pretrained model (helpers.models.pretrained).
 
 * :func:`reference_differences`: how far this numpy model is from the stored
   outputs of the reference implementation;
@@ -18,7 +18,7 @@ from helpers.models.pretrained import PretrainedModel, _unit
 
 __all__ = ["reference_differences", "same_offset_score", "sense_gap"]
 
-REFERENCE = (Path(__file__).resolve().parent.parent / "tests" / "data"
+REFERENCE = (Path(__file__).resolve().parents[2] / "tests" / "data"
              / "pretrained_reference.npz")
 
 
