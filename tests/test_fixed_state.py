@@ -1,5 +1,6 @@
-"""Lesson 14's math (helpers/attention/fixed_state.py, re-exported by helpers.attention):
-hand-worked numbers first, then invariants on seeded random inputs."""
+"""Lesson 14's math (helpers/attention/fixed_state.py, re-exported by
+helpers.attention): hand-worked numbers first, then invariants on seeded
+random inputs."""
 
 import numpy as np
 import pytest

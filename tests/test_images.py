@@ -1,7 +1,8 @@
-"""Lesson 08's picture world (helpers/world/images.py, helpers/figures/imageplots.py), its
-explorer (``image_explorer``) and its exercise (``check_word_heatmap``):
-hand-worked numbers, invariants of the cross-attention over patches, the
-checker's diagnoses and the explorer's reactions to any caption."""
+"""Lesson 08's picture world (helpers/world/images.py,
+helpers/figures/imageplots.py), its explorer (``image_explorer``) and its
+exercise (``check_word_heatmap``): hand-worked numbers, invariants of the
+cross-attention over patches, the checker's diagnoses and the explorer's
+reactions to any caption."""
 
 from __future__ import annotations
 

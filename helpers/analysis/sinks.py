@@ -22,7 +22,8 @@ import numpy as np
 
 from helpers.attention import (causal_mask, scaled_dot_product_attention,
                                sliding_window_mask)
-from helpers.models.gpt import GPT, gelu, layer_norm
+from helpers.models.gpt import GPT, gelu
+from helpers.models.layers import layer_norm
 
 __all__ = ["held_out_windows", "keep_mask", "next_token_loss", "run_with_mask",
            "first_token_share", "kept_share", "keep_in"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from matplotlib import colormaps
 from matplotlib.patches import Rectangle
 
-from helpers.figures.plots import AttentionFigure, _new_figure
+from helpers.figures.common import AttentionFigure, _new_figure
 
 __all__ = ["block_diagram", "pipeline_diagram", "pipeline_shapes", "PIPELINE_STEPS"]
 

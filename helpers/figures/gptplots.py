@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.figures import alt
-from helpers.figures.plots import AttentionFigure
+from helpers.figures.common import AttentionFigure
 
 __all__ = ["decode_times", "head_scores", "loss_by_position", "loss_curves",
            "row_weights", "training_curves"]

@@ -15,8 +15,8 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap, Normalize
 
 from helpers.figures import alt as alt_text
+from helpers.figures.common import AttentionFigure, short_label
 from helpers.world.images import BACKGROUND, COLOURS, GRID, PATCH
-from helpers.figures.plots import AttentionFigure, short_label
 
 __all__ = ["FLOOR", "LIGHT", "MAP_MAX", "brightness", "caption_words", "map_words",
            "maps_words",

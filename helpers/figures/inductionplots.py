@@ -24,8 +24,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from helpers.figures import alt
-from helpers.figures.common import MASKED_COLOUR
-from helpers.figures.plots import AttentionFigure
+from helpers.figures.common import MASKED_COLOUR, AttentionFigure
 
 __all__ = [
     "circuit_weights",

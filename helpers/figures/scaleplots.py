@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from helpers.figures.alt import number, series
-from helpers.figures.plots import AttentionFigure
+from helpers.figures.common import AttentionFigure
 
 __all__ = ["memory_and_time", "sink_heads", "window_reach"]
 

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers.attention import causal_mask, scaled_dot_product_attention, softmax
+from helpers.models.layers import layer_norm  # eps 1e-5 by default, GPT-2's
 
 __all__ = [
     "BOS",
@@ -91,13 +92,6 @@ def gelu(x: np.ndarray) -> np.ndarray:
     u *= x
     u *= np.float32(0.5)
     return u
-
-
-def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """LayerNorm over the last axis (eps 1e-5), ``(..., d_model)`` in and out."""
-    mu = x.mean(axis=-1, keepdims=True)
-    var = np.square(x - mu).mean(axis=-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + np.float32(LAYER_NORM_EPS)) * gamma + beta
 
 
 def top_k_probabilities(logits, k=None, temperature: float = 1.0,

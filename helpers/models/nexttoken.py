@@ -41,7 +41,13 @@ import numpy as np
 from helpers.world import lexicon
 from helpers.models import tiny as tm
 from helpers.attention import causal_mask, softmax
-from helpers.world.heads import _CONTENT_FIELDS, Head, _select, _up, run_head
+from helpers.world.heads import (
+    CONTENT_FIELDS,
+    Head,
+    read_features,
+    run_head,
+    write_features,
+)
 
 __all__ = [
     "DEFAULT_VOCAB",
@@ -103,10 +109,10 @@ def subject_head(strength: float = 4.0, update: float = 2.0) -> Head:
     W_K = np.zeros((lexicon.D_MODEL, 1))
     W_Q[_F["verb"], 0] = strength  # sqrt(d_k) = 1
     W_K[_F["noun"], 0] = 1.0
-    carried = ("noun",) + _CONTENT_FIELDS
-    return Head("subject", W_Q, W_K, _select(carried), "verbs look for the "
+    carried = ("noun",) + CONTENT_FIELDS
+    return Head("subject", W_Q, W_K, read_features(carried), "verbs look for the "
                 "nouns of their sentence (who or what it is about)",
-                _up(carried, update))
+                write_features(carried, update))
 
 
 def unembedding(vocab=None) -> tuple[list[str], np.ndarray]:

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers.attention import causal_mask, scaled_dot_product_attention
+from helpers.models.layers import layer_norm
 
 __all__ = [
     "MAX_TOKENS",
@@ -132,17 +133,6 @@ def gelu(x) -> np.ndarray:
     out = np.maximum(x, dt(0.0))
     out -= c
     return out
-
-
-def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """LayerNorm over the last axis: ``(x - mean) / sqrt(var + eps) * gamma + beta``."""
-    x = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(np.square(x), axis=-1, keepdims=True)
-    var += LAYER_NORM_EPS
-    x *= 1.0 / np.sqrt(var)
-    x *= gamma
-    x += beta
-    return x
 
 
 # --- the result of one forward pass ------------------------------------------
@@ -287,7 +277,7 @@ class PretrainedModel:
         x = self.word_embeddings[ids]
         x += self.position_embeddings[:n]
         x += self.type_embedding
-        return _layer_norm(x, *self.embedding_norm)
+        return layer_norm(x, *self.embedding_norm, LAYER_NORM_EPS)
 
     def layer(self, i: int, x: np.ndarray, mask=None):
         """Layer ``i`` on ``x`` (n, d_model): returns ``(new x, weights (h, n, n))``.
@@ -315,7 +305,7 @@ class PretrainedModel:
         update = merged @ W
         update += b
         update += x
-        x = _layer_norm(update, *L["norm1"])
+        x = layer_norm(update, *L["norm1"], LAYER_NORM_EPS)
         W, b = L["W_in"]
         inner = x @ W
         inner += b
@@ -324,7 +314,7 @@ class PretrainedModel:
         update = inner @ W
         update += b
         update += x
-        return _layer_norm(update, *L["norm2"]), weights
+        return layer_norm(update, *L["norm2"], LAYER_NORM_EPS), weights
 
     def run(self, text: str, max_tokens: int | None = None,
             causal: bool = False) -> Run:
@@ -392,7 +382,8 @@ def word_vectors(model: PretrainedModel, sentences, word: str) -> np.ndarray:
                                               np.float32)
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit_rows(v: np.ndarray) -> np.ndarray:
+    """``v`` with every row (last axis) scaled to length 1."""
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
@@ -402,8 +393,8 @@ def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray):
     vectors : (..., d);  centroids : (k, d).
     Returns ``(cosines (..., k), nearest (...,) int)``.
     """
-    v = _unit(np.asarray(vectors, np.float64))
-    cos = v @ _unit(np.asarray(centroids, np.float64)).T
+    v = unit_rows(np.asarray(vectors, np.float64))
+    cos = v @ unit_rows(np.asarray(centroids, np.float64)).T
     return cos, np.argmax(cos, axis=-1)
 
 

@@ -38,7 +38,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.font_manager import FontProperties, findfont, get_font
 
 from helpers.figures import style
-from helpers.figures.plots import short_label
+from helpers.figures.common import short_label
 
 #: Resolution of the pictures (pixels per inch) in normal mode; projection
 #: mode (``helpers.figures.style.projector()``) draws them at a higher one.

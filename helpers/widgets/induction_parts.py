@@ -26,7 +26,8 @@ _model = None
 
 
 def shared_model():
-    """``(model, "")`` or ``(None, why)``: ``helpers.analysis.induction.load()`` once."""
+    """``(model, "")`` or ``(None, why)``: ``helpers.analysis.induction.load()``
+    once."""
     global _model
     if _model is not None:
         return _model, ""

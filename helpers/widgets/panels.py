@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
 
 from helpers.world import lexicon
-from helpers.figures.plots import number_text
+from helpers.figures.common import number_text
 from helpers.widgets.engine import (
     AXIS_SIZE,
     FEATURE_LABEL_SIZE,

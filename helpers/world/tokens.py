@@ -15,7 +15,8 @@ _PLAIN_WORD_RE = re.compile(r"[a-z]+")
 
 
 def tokenize(text: str) -> list[str]:
-    """Cut ``text`` into lowercase tokens (rules in ``helpers.world.lexicon``'s docstring).
+    """Cut ``text`` into lowercase tokens (rules in ``helpers.world.lexicon``'s
+    docstring).
 
     >>> tokenize("Therefore, the murderer was")
     ['therefore', 'the', 'murderer', 'was']
