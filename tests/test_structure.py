@@ -616,3 +616,16 @@ def test_the_package_root_gives_setup_notebook_and_no_old_addresses():
     out = subprocess.run([sys.executable, "-c", code], cwd=HELPERS.parent,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_contributing_and_the_package_docstring_give_the_layers_in_order():
+    import helpers
+
+    text = (HELPERS.parent / "CONTRIBUTING.md").read_text("utf-8")
+    section = text.split("## The layout", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\d+\. `(\w+)/`", section, re.MULTILINE)
+    ordered = sorted(LAYERS, key=lambda k: (LAYERS[k], k))
+    assert listed == [k for k in ordered if k != "widgets"], listed
+    assert "`widgets/`" in section
+    said = re.findall(r"^\d+\. ``(\w+)``", helpers.__doc__, re.MULTILINE)
+    assert said == listed, said

@@ -133,24 +133,24 @@ def forward(params, ids, n_heads: int = 2, keep: bool = False):
     B, T = ids.shape
     H, dh = n_heads, d // n_heads
     dt = params["wte.weight"].dtype
-    mask = np.where(np.tri(T, dtype=bool), 0.0, -np.inf).astype(dt)
+    mask = np.where(np.tri(T, dtype=bool), 0.0, -np.inf).astype(dt)  # (T, T)
     scale = 1.0 / math.sqrt(dh)
-    h = params["wte.weight"][ids] + params["wpe.weight"][:T]
+    h = params["wte.weight"][ids] + params["wpe.weight"][:T]  # (B, T, d)
     layers = []
     for i in range(n_layer):
         p = f"h.{i}."
         a, ln = layer_norm_cached(h, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
         qkv = a @ params[p + "attn.c_attn.weight"] + params[p + "attn.c_attn.bias"]
-        q, k, v = qkv.reshape(B, T, 3, H, dh).transpose(2, 0, 3, 1, 4)
-        s = (q @ k.swapaxes(-1, -2)) * dt.type(scale) + mask
+        q, k, v = qkv.reshape(B, T, 3, H, dh).transpose(2, 0, 3, 1, 4)  # (B, H, T, dh)
+        s = (q @ k.swapaxes(-1, -2)) * dt.type(scale) + mask  # (B, H, T, T)
         s -= s.max(axis=-1, keepdims=True)
         P = np.exp(s)
-        P /= P.sum(axis=-1, keepdims=True)
-        y = (P @ v).transpose(0, 2, 1, 3).reshape(B, T, d)
+        P /= P.sum(axis=-1, keepdims=True)  # (B, H, T, T) the weights
+        y = (P @ v).transpose(0, 2, 1, 3).reshape(B, T, d)  # (B, T, d)
         h = h + y @ params[p + "attn.c_proj.weight"] + params[p + "attn.c_proj.bias"]
         layers.append((a, ln, q, k, v, P, y))
     af, lnf = layer_norm_cached(h, params["ln_f.weight"], params["ln_f.bias"])
-    logits = af @ params["wte.weight"].T
+    logits = af @ params["wte.weight"].T  # (B, T, vocab)
     if not keep:
         return logits
     return logits, {"ids": ids, "layers": layers, "final": (af, lnf),

@@ -274,7 +274,7 @@ class PretrainedModel:
     def embed(self, ids: np.ndarray) -> np.ndarray:
         """(n,) word-piece ids -> (n, d_model): word + position + segment, LayerNorm."""
         n = len(ids)
-        x = self.word_embeddings[ids]
+        x = self.word_embeddings[ids]  # (n, d_model)
         x += self.position_embeddings[:n]
         x += self.type_embedding
         return layer_norm(x, *self.embedding_norm, LAYER_NORM_EPS)
@@ -295,23 +295,24 @@ class PretrainedModel:
         """
         L = self.layers[i]
         n, h, d_k = x.shape[0], self.n_heads, self.d_k
-        qkv = x @ L["W_QKV"]
+        qkv = x @ L["W_QKV"]  # (n, 3 d_model)
         qkv += L["b_QKV"]
         # (n, 3 d_model) -> (3, h, n, d_k): Q, K and V with the heads in front
         qkv = qkv.reshape(n, 3, h, d_k).transpose(1, 2, 0, 3)
         heads, weights = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], mask=mask)
-        merged = heads.transpose(1, 0, 2).reshape(n, h * d_k)
+        # heads (h, n, d_k), weights (h, n, n)
+        merged = heads.transpose(1, 0, 2).reshape(n, h * d_k)  # (n, d_model)
         W, b = L["W_O"]
-        update = merged @ W
+        update = merged @ W  # (n, d_model)
         update += b
         update += x
-        x = layer_norm(update, *L["norm1"], LAYER_NORM_EPS)
+        x = layer_norm(update, *L["norm1"], LAYER_NORM_EPS)  # (n, d_model)
         W, b = L["W_in"]
-        inner = x @ W
+        inner = x @ W  # (n, d_mlp)
         inner += b
         inner = gelu(inner)
         W, b = L["W_out"]
-        update = inner @ W
+        update = inner @ W  # (n, d_model)
         update += b
         update += x
         return layer_norm(update, *L["norm2"], LAYER_NORM_EPS), weights

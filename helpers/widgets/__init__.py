@@ -68,7 +68,7 @@ feature-column heatmap), ``saving`` (the PNG and CSV of ``save``),
 the token picker), ``toy`` (the lessons' sentences and hand-built heads),
 ``base`` (the explorer base: ``Explorer``, ``SentenceExplorer``, ``State``),
 then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
-``lesson13``, the numbers of ``checks/lessonNN.py``);
+``lesson14``, the numbers of ``checks/lessonNN.py``);
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
 explorers (lesson, title, factory, one-line instruction): the playground's
 pages (:class:`PageMenu`), the widget tests and the widget benchmark read

@@ -9,7 +9,7 @@
 
 Also here: turning sentences into the arrays the model reads
 (``encode_sense`` -> :class:`SenseBatch`, ``encode_next`` -> :class:`NextBatch`).
-The model itself is ``helpers.models.tiny``.
+The model itself is ``helpers.models.tiny.model``.
 """
 
 from __future__ import annotations

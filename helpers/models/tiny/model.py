@@ -127,11 +127,14 @@ def _layer_forward(X, W_Q, W_K, W_V, W_O, mask, query_index=None):
     """
     B = X.shape[0]
     Xq = X if query_index is None else X[np.arange(B), query_index][:, None, :]
-    Q, K, V = _project(Xq, W_Q), _project(X, W_K), _project(X, W_V)
+    #                                                   Xq (B, n_q, d), n_q = n or 1
+    Q = _project(Xq, W_Q)                                   # (B, h, n_q, d_k)
+    K, V = _project(X, W_K), _project(X, W_V)  # (B, h, n, d_k), (B, h, n, d_v)
     H, A = scaled_dot_product_attention(Q, K, V, mask=mask)  # the core
+    #                                          H (B, h, n_q, d_v), A (B, h, n_q, n)
     h, n_q, d_v = H.shape[1:]
-    merged = np.swapaxes(H, 1, 2).reshape(B, n_q, h * d_v)
-    Y = Xq + merged @ W_O
+    merged = np.swapaxes(H, 1, 2).reshape(B, n_q, h * d_v)  # (B, n_q, h d_v)
+    Y = Xq + merged @ W_O                                   # (B, n_q, d)
     return Y, (X, Xq, query_index, Q, K, V, A, merged)
 
 
@@ -145,11 +148,11 @@ def forward(params, X0, lengths=None, causal=False, query_index=None):
     n)`` attention pattern per layer, the rest is for the backward pass.
     """
     meta = params["meta"]
-    X = np.asarray(X0, dtype=np.float64)
+    X = np.asarray(X0, dtype=np.float64)                    # (B, n, d_model)
     B, n, _ = X.shape
     lengths = np.full(B, n) if lengths is None else np.asarray(lengths)
     qi = None if query_index is None else np.asarray(query_index)
-    full_mask = _attention_mask(n, lengths, causal)
+    full_mask = _attention_mask(n, lengths, causal)         # (B, 1, n or 1, n) bool
     caches = []
     last = meta["n_layers"] - 1
     for layer in range(meta["n_layers"]):
