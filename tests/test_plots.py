@@ -399,7 +399,7 @@ def test_figure_displays_as_png_in_a_real_kernel():
     root = Path(__file__).resolve().parents[1]
     cells = [
         f"import sys\nsys.path.insert(0, {str(root)!r})\nimport numpy as np\n"
-        "from helpers import plots",
+        "from helpers.figures import plots",
         "plots.heatmap(np.eye(2), ['a', 'b'], ['a', 'b'], title='last expression')",
         "from IPython.display import display\n"
         "display(plots.bar_view([1, 2], ['a', 'b'], title='displayed'))",

@@ -267,7 +267,7 @@ def _python(code: str, **env) -> subprocess.CompletedProcess:
 
 def test_load_finds_the_offline_copy_through_huggingface_hub():
     cache = SNAPSHOT.parent.parent.parent
-    result = _python("from helpers import pretrained; m = pretrained.load(); "
+    result = _python("from helpers.models import pretrained; m = pretrained.load(); "
                      "print(m.run('hello').tokens)",
                      HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(cache))
     assert result.returncode == 0, result.stderr
@@ -275,7 +275,7 @@ def test_load_finds_the_offline_copy_through_huggingface_hub():
 
 
 def test_no_copy_offline_gives_one_clear_sentence(tmp_path):
-    result = _python("from helpers import pretrained; pretrained.load()",
+    result = _python("from helpers.models import pretrained; pretrained.load()",
                      HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path))
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]

@@ -24,7 +24,7 @@ scaled_dot_product_attention` with :func:`helpers.attention.causal_mask`.
 
 Usage (the contract the lesson and the tests rely on)::
 
-    from helpers.models import gpt       # or: from helpers import gpt
+    from helpers.models import gpt
     model = gpt.load()
     run = model.run("To be, or not to be")
     run.tokens, run.ids, run.logits, run.attention, run.hidden

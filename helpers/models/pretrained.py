@@ -13,7 +13,7 @@ as a leading batch dimension.
 
 Usage (the contract the lesson and the tests rely on)::
 
-    from helpers.models import pretrained   # or: from helpers import pretrained
+    from helpers.models import pretrained
     model = pretrained.load()        # or load("folder/with/the/two/files")
     run = model.run("The boat drifted to the river bank.")
     run.tokens      # list[str]: word pieces, "[CLS]" first and "[SEP]" last
