@@ -301,7 +301,7 @@ def generate(params, prompt, n_tokens: int, window: int, temperature: float = 1.
 
 
 def _penalty(params, l2):
-    """The weight-decay term ``l2/2 * sum W^2`` that ``tinymodel`` adds."""
+    """The weight-decay term ``l2/2 * sum W^2`` that ``helpers.models.tiny`` adds."""
     return 0.5 * l2 * sum(float(np.sum(params[k] ** 2))
                           for k in tm.array_names(params) if k.startswith("W_"))
 
@@ -322,10 +322,10 @@ def cheat_experiment(text=None, steps: int | None = None, seed: int = 0,
 
     ``text``: space-separated tokens ("the cat sleeps . the dogs run ."),
     or None for ``CHEAT_SETTINGS["n_sentences"]`` sentences of the tiny
-    model's grammar (``tinymodel.make_grammar_corpus(n, seed)``). The first
+    model's grammar (``tiny.make_grammar_corpus(n, seed)``). The first
     85 % of the tokens are cut into windows of 16 for training, the rest
-    is held out. Both runs start from ``tinymodel.init_params(..., seed)``
-    and see the same batches (``tinymodel.train(..., seed=seed + 1)``): the
+    is held out. Both runs start from ``tiny.init_params(..., seed)``
+    and see the same batches (``tiny.train(..., seed=seed + 1)``): the
     mask is the only difference. ``steps`` (default 400) and the other
     ``CHEAT_SETTINGS`` keys may be overridden as keywords.
 
