@@ -629,3 +629,20 @@ def test_contributing_and_the_package_docstring_give_the_layers_in_order():
     assert "`widgets/`" in section
     said = re.findall(r"^\d+\. ``(\w+)``", helpers.__doc__, re.MULTILINE)
     assert said == listed, said
+
+
+# One home for the pieces every model needs: softmax and its backward pass in
+# helpers.attention.core, LayerNorm in helpers.models.layers (issue 53).
+ONE_HOME = {"softmax": "attention/core.py", "softmax_backward": "attention/core.py",
+            "layer_norm": "models/layers.py", "_layer_norm": None, "_ln": None,
+            "_ln_back": None, "_as_float": "attention/inputs.py"}
+
+
+def test_softmax_layer_norm_and_the_input_check_are_written_once():
+    homes = {}
+    for path in FILES:
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in ONE_HOME:
+                homes.setdefault(node.name, []).append(
+                    str(path.relative_to(HELPERS)))
+    assert homes == {k: [v] for k, v in ONE_HOME.items() if v}, homes
