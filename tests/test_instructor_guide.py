@@ -272,8 +272,8 @@ def test_the_commands_and_calls_the_guide_names_exist(guide):
                              flags=re.M))
     named = set(re.findall(r"`make ([\w-]+)", guide))
     assert named and sorted(named - targets) == []
-    calls = set(re.findall(r"\bhelpers\.(\w+)\.(\w+)\(", guide))
-    assert calls
+    calls = set(re.findall(r"\bhelpers\.([\w.]+)\.(\w+)\(", guide))
+    assert ("figures.style", "projector") in calls
     for module, name in sorted(calls):
         assert callable(getattr(importlib.import_module(f"helpers.{module}"), name,
                                 None)), f"helpers.{module}.{name}"
