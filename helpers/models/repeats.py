@@ -1,7 +1,7 @@
 """Sequences whose past predicts their future (lesson 13's data) and the
 scores measured on them, numpy only: what training needs (the windows of
 :mod:`helpers.models.gpt_training`, its probes) and what the analysis reads
-(:mod:`helpers.analysis.induction` re-exports every name here).
+(:mod:`helpers.analysis.induction` re-exports the sequences and scores).
 
 * :func:`repeated_ids`: ``<|endoftext|>``, a random prefix, then a random
   sequence written twice; :func:`copy_losses` the mean loss on each copy;
