@@ -139,6 +139,7 @@ def forward(params, ids, n_heads: int = 2, keep: bool = False):
     layers = []
     for i in range(n_layer):
         p = f"h.{i}."
+        # a: the normalised residual (B, T, d); qkv: (B, T, 3 d)
         a, ln = layer_norm_cached(h, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
         qkv = a @ params[p + "attn.c_attn.weight"] + params[p + "attn.c_attn.bias"]
         q, k, v = qkv.reshape(B, T, 3, H, dh).transpose(2, 0, 3, 1, 4)  # (B, H, T, dh)
@@ -148,6 +149,7 @@ def forward(params, ids, n_heads: int = 2, keep: bool = False):
         P /= P.sum(axis=-1, keepdims=True)  # (B, H, T, T) the weights
         y = (P @ v).transpose(0, 2, 1, 3).reshape(B, T, d)  # (B, T, d)
         h = h + y @ params[p + "attn.c_proj.weight"] + params[p + "attn.c_proj.bias"]
+        #                                                  h: the residual, (B, T, d)
         layers.append((a, ln, q, k, v, P, y))
     af, lnf = layer_norm_cached(h, params["ln_f.weight"], params["ln_f.bias"])
     logits = af @ params["wte.weight"].T  # (B, T, vocab)
