@@ -1,41 +1,46 @@
-"""Helpers for the self-attention notebooks: one module per idea.
+"""Helpers for the self-attention notebooks: one module per idea, grouped in
+layers. A layer imports only from the layers before it (and from itself):
 
-``attention`` (the math), ``lexicon`` (the toy embedding table; its pieces
-``tokens``, ``features``, ``wordforms`` and ``positions``), ``sentences`` (the lessons'
-example sentences), ``heads`` (hand-built heads), ``models/`` (the models,
-numpy only: lesson 09's tiny model, lesson 10's pretrained encoder
-``models.pretrained`` and lesson 11's small GPT ``models.gpt``), ``tinymodel``
-(lesson 09's model under one name), ``plots`` (the still figures any lesson
-uses, gathered from ``figures/``), ``figures/`` (every figure: by kind in
-``heatmaps``, ``vectors``, ``charts``, ``diagrams``; one lesson's own figures in
-``gptplots``, ``scaleplots``, ``imageplots``, ``inductionplots``), ``style``
-(normal and projector sizes), ``widgets`` (the explorers), ``checks``
-(exercise checkers), ``notebook`` (what each lesson's first cell sets up),
-``probing`` (lesson 10's measurements on the pretrained model),
-``nexttoken`` (the toy unembedding and the no-mask experiment, lesson 11) and
-``timing`` (lesson 12's best-of-several timing on one BLAS thread).
+1. ``runtime``: how the helpers run on the machine they are given
+   (``timing``: lesson 12's best-of-several timing on one BLAS thread).
+2. ``attention``: the math, numpy only. ``core`` (softmax and its backward
+   pass, the causal mask, scaled dot-product, multi-head and cross
+   attention), ``scale`` (lesson 12: tiled and grouped-query attention, RoPE,
+   the sliding window, the KV cache's size), ``fixed_state`` (lesson 14:
+   linear attention, the delta rule) and ``inputs`` (their shared input
+   checks). ``from helpers.attention import softmax`` gives every public
+   function.
+3. ``world``: the toy world. ``tokens``, ``wordforms``, ``features`` and
+   ``positions``, gathered by ``lexicon`` (the toy embedding table);
+   ``sentences`` (the lessons' example sentences), ``heads`` (the hand-built
+   heads), ``images`` (lesson 08's picture world), ``recall`` (lesson 14's
+   task).
+4. ``models``: the models, numpy only. ``tiny/`` (lesson 09), ``nexttoken``
+   (lesson 11's toy unembedding), ``pretrained`` (lesson 10's encoder),
+   ``gpt`` and ``gpt_training`` (lessons 11-13), ``repeats`` (the repeated
+   sequences lesson 13 trains and measures on), ``qknorm`` (lesson 14's
+   QK-norm toy), ``layers`` (what the models share: LayerNorm).
+5. ``analysis``: what lessons 10-14 measure on the models. ``probing``
+   (lesson 10), ``sinks`` (lesson 12), ``induction`` and ``circuits``
+   (lesson 13).
+6. ``figures``: every still figure. ``style`` (normal and projector sizes),
+   ``alt`` (text alternatives), ``common``, the figures by kind
+   (``heatmaps``, ``vectors``, ``charts``, ``diagrams``) and by lesson
+   (``imageplots``, ``gptplots``, ``scaleplots``, ``inductionplots``,
+   ``fixedplots``); ``plots`` gathers the first kinds under one name for the
+   notebooks.
+7. ``checks`` (the exercise checkers, one module per lesson) and ``widgets``
+   (the explorers, one module per lesson, and their kit): one layer; neither
+   imports the other.
+8. ``notebook``: ``setup_notebook``, what the first cell of every lesson calls
+   (also ``helpers.setup_notebook``, the one name this package root gives).
 
-``from helpers import pretrained`` and ``from helpers import gpt`` still work:
-they give the very module ``helpers.models.pretrained`` / ``helpers.models.gpt``
-(one object, so a test that patches ``pretrained.load`` patches what the
-helpers call), imported on first use. ``import helpers.pretrained`` does not:
-the files live in ``helpers/models/``.
+No module imports a private name (``_x``) of another layer's package.
+``tests/test_structure.py`` enforces the order over the import graph (lazy
+imports included) and names any import that breaks it.
 """
 
 from helpers.notebook import setup_notebook
 
 __version__ = "0.1.0"
 __all__ = ["setup_notebook"]
-
-
-def __getattr__(name):
-    """``helpers.pretrained`` and ``helpers.gpt``, the models' old addresses:
-    the module of ``helpers/models/``, imported on first use (PEP 562)."""
-    if name == "pretrained":
-        from helpers.models import pretrained as module
-    elif name == "gpt":
-        from helpers.models import gpt as module
-    else:
-        raise AttributeError(f"module 'helpers' has no attribute {name!r}")
-    globals()[name] = module
-    return module

@@ -1,5 +1,5 @@
 """Text alternatives (issue 43): the builders of helpers.figures.alt against
-hand-worked numbers, every figure function of lessons 00-10 (helpers.plots,
+hand-worked numbers, every figure function of lessons 00-10 (helpers.figures.plots,
 diagrams, imageplots) says the numbers it drew, and every explorer of
 lessons 00-10 says what its picture shows, follows its input and survives
 bad input."""
@@ -12,7 +12,8 @@ import re
 import numpy as np
 import pytest
 
-from helpers import images, plots
+from helpers.world import images
+from helpers.figures import plots
 from helpers.attention import causal_mask
 from helpers.figures import alt, charts, diagrams, imageplots
 from helpers.widgets import EXPLORERS

@@ -1,4 +1,4 @@
-"""Tests of helpers/attention.py: hand-worked cases, invariants, extremes.
+"""Tests of helpers/attention/core.py: hand-worked cases, invariants, extremes.
 
 Conventions (DESIGN.md): rows are queries, columns are keys; a boolean mask is
 True where a query may attend.

@@ -1,4 +1,4 @@
-"""Lesson 12's math (helpers/attention.py): tiled attention equals plain
+"""Lesson 12's math (helpers/attention/core.py): tiled attention equals plain
 attention, grouped-query attention equals multi-head attention when every
 query head has its own K/V head, RoPE scores depend only on the offset, the
 sliding-window mask is a causal band, and the KV-cache calculator gives the

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties, findfont
 from PIL import Image
 
-from helpers.plots import number_text, short_label
+from helpers.figures.plots import number_text, short_label
 from helpers.widgets import engine
 
 FONT = findfont(FontProperties())

@@ -1,5 +1,6 @@
-"""Lesson 14's math (helpers/fixed_state.py, re-exported by helpers.attention):
-hand-worked numbers first, then invariants on seeded random inputs."""
+"""Lesson 14's math (helpers/attention/fixed_state.py, re-exported by
+helpers.attention): hand-worked numbers first, then invariants on seeded
+random inputs."""
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ def relu(x):
 def test_re_exported_from_attention():
     for name in ("linear_attention", "linear_attention_recurrent", "delta_rule"):
         assert name in attention.__all__
-        assert getattr(attention, name).__module__ == "helpers.fixed_state"
+        assert getattr(attention, name).__module__ == "helpers.attention.fixed_state"
 
 
 # ------------------------------------------------------------- hand-worked ---
@@ -248,7 +249,7 @@ def test_every_figure_sets_a_distinct_alt_from_its_numbers():
 
 @pytest.mark.parametrize("qk_norm", [False, True])
 def test_qknorm_gradients_match_finite_differences(qk_norm):
-    from helpers import qknorm
+    from helpers.models import qknorm
 
     params, A = qknorm.init(d=4, seed=3)
     params = [p + 0.1 * np.random.default_rng(i).standard_normal(p.shape)
@@ -271,7 +272,7 @@ def test_qknorm_gradients_match_finite_differences(qk_norm):
 
 
 def test_qknorm_holds_the_logits_at_a_high_learning_rate():
-    from helpers import qknorm
+    from helpers.models import qknorm
 
     plain = qknorm.train(0.3, qk_norm=False)
     normed = qknorm.train(0.3, qk_norm=True)
@@ -283,7 +284,7 @@ def test_qknorm_holds_the_logits_at_a_high_learning_rate():
 # ------------------------------------------------------ the recall tasks ---
 
 def test_recall_by_hand_and_a_tie_is_a_miss():
-    from helpers import recall
+    from helpers.world import recall
 
     V = np.eye(3)
     hits, err = recall.recall(np.array([[1.0, 0, 0], [0, 0.4, 0.6], [0, 0.5, 0.5]]), V)
@@ -293,7 +294,7 @@ def test_recall_by_hand_and_a_tie_is_a_miss():
 
 
 def test_memories_on_orthogonal_keys():
-    from helpers import recall
+    from helpers.world import recall
 
     K = np.eye(8)
     V = recall.unit_vectors(8, 8, seed=5)
@@ -304,7 +305,7 @@ def test_memories_on_orthogonal_keys():
 
 
 def test_overwrite_keeps_the_new_room_only_with_the_delta_rule():
-    from helpers import recall
+    from helpers.world import recall
 
     assert recall.overwrite_accuracy("delta", [1], trials=5)[0] == 1.0
     assert recall.overwrite_accuracy("linear", [1], trials=5)[0] == 0.0   # a tie
@@ -312,7 +313,7 @@ def test_overwrite_keeps_the_new_room_only_with_the_delta_rule():
 
 
 def test_copy_and_recall_curves_fall_for_fixed_states_only():
-    from helpers import recall
+    from helpers.world import recall
 
     acc, _, by_pos = recall.recall_curve("softmax", [4, 32], trials=5)
     assert acc.tolist() == [1.0, 1.0] and len(by_pos[1]) == 32
@@ -322,7 +323,7 @@ def test_copy_and_recall_curves_fall_for_fixed_states_only():
 
 
 def test_per_context_is_the_curve_split_by_context():
-    from helpers import recall
+    from helpers.world import recall
 
     # the same seeded contexts: the mean of the per-context shares is the
     # curve's point, for recall and for the overwrite test, beta passed on
@@ -339,7 +340,7 @@ def test_per_context_is_the_curve_split_by_context():
 
 
 def test_a_smaller_beta_erases_less():
-    from helpers import recall
+    from helpers.world import recall
 
     # beta = 0.5, a unit key written twice: the first write stores 0.5 v1; the
     # second erases half of that and adds 0.5 v2, leaving 0.25 v1 + 0.5 v2
@@ -353,7 +354,7 @@ def test_a_smaller_beta_erases_less():
 
 
 def test_orthogonal_position_keys_copy_d_letters_exactly_and_no_more():
-    from helpers import recall
+    from helpers.world import recall
 
     for memory in ("linear", "delta"):
         assert recall.copy_accuracy(memory, [8, 16], keys="orthogonal",
@@ -366,7 +367,7 @@ def test_orthogonal_position_keys_copy_d_letters_exactly_and_no_more():
 
 
 def test_longer_keys_lift_elu_plus_one_off_chance():
-    from helpers import recall
+    from helpers.world import recall
 
     unit = recall.recall_curve("linear elu+1", [4], trials=40)[0][0]
     long = recall.recall_curve("linear elu+1", [4], trials=40, key_length=8.0)[0][0]
@@ -374,7 +375,7 @@ def test_longer_keys_lift_elu_plus_one_off_chance():
 
 
 def test_a_reset_at_the_document_boundary_is_a_fresh_state():
-    from helpers import recall
+    from helpers.world import recall
 
     # alpha = 0 at the second document's first token wipes what came before:
     # the same recall as the second document alone; without it, worse

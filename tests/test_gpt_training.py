@@ -128,7 +128,7 @@ def test_a_saved_folder_is_read_back_by_helpers_gpt(tmp_path):
     ours = gt.forward(params, ids[None])[0]
     np.testing.assert_allclose(model.run(ids).logits, ours, atol=1e-5)
     np.testing.assert_allclose(gt.as_model(params).run(ids).logits, ours, atol=1e-5)
-    from helpers import induction
+    from helpers.analysis import induction
 
     assert induction.training_log(tmp_path)["copy2_loss"][0] == 4.0
     if (induction.FOLDER / "tokenizer.json").exists():  # the same words

@@ -1,4 +1,4 @@
-"""Tests of helpers/heads.py: the hand-built heads do what the lessons say."""
+"""Tests of helpers/world/heads.py: the hand-built heads do what the lessons say."""
 
 import numpy as np
 import pytest
@@ -8,8 +8,8 @@ from helpers.attention import (
     multi_head_attention,
     scaled_dot_product_attention,
 )
-from helpers import lexicon
-from helpers.heads import (
+from helpers.world import lexicon
+from helpers.world.heads import (
     CURRICULUM_SENTENCES,
     SENSES,
     adjective_head,
@@ -21,7 +21,7 @@ from helpers.heads import (
     sense_head,
     stack_heads,
 )
-from helpers.lexicon import D_MODEL, FEATURES, embed, load_lexicon
+from helpers.world.lexicon import D_MODEL, FEATURES, embed, load_lexicon
 
 HEADS = {
     "adjective": adjective_head(),

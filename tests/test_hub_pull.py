@@ -58,7 +58,7 @@ def test_gitpuller_clones_and_updates_a_file_url(tmp_path):
 
     run_pull(source, target, branch)
     assert (target / notebook).is_file()
-    assert (target / "helpers" / "attention.py").is_file()
+    assert (target / "helpers" / "attention" / "core.py").is_file()
 
     # A student edits a notebook; the instructor commits something new.
     student_file = target / "notebooks" / "01_embeddings.ipynb"

@@ -1,7 +1,8 @@
-"""Lesson 08's picture world (helpers/images.py, helpers/figures/imageplots.py), its
-explorer (``image_explorer``) and its exercise (``check_word_heatmap``):
-hand-worked numbers, invariants of the cross-attention over patches, the
-checker's diagnoses and the explorer's reactions to any caption."""
+"""Lesson 08's picture world (helpers/world/images.py,
+helpers/figures/imageplots.py), its explorer (``image_explorer``) and its
+exercise (``check_word_heatmap``): hand-worked numbers, invariants of the
+cross-attention over patches, the checker's diagnoses and the explorer's
+reactions to any caption."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import ipywidgets as widgets
 import numpy as np
 import pytest
 
-from helpers import images
+from helpers.world import images
 from helpers.figures import imageplots
 from helpers import widgets as W
 from helpers.attention import cross_attention
@@ -381,5 +382,5 @@ def test_the_modules_stay_short():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "helpers"
-    assert len((root / "images.py").read_text().splitlines()) <= 250
+    assert len((root / "world" / "images.py").read_text().splitlines()) <= 250
     assert len((root / "widgets" / "lesson08.py").read_text().splitlines()) <= 300

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import circuits, induction
+from helpers.analysis import circuits, induction
 from tools import measure_induction as bar
 from helpers.attention import causal_mask, softmax
 

@@ -9,9 +9,9 @@ import time
 import numpy as np
 import pytest
 
-from helpers import induction
+from helpers.analysis import induction
 from helpers.widgets import induction_explorer
-from helpers.induction import stripe_keys
+from helpers.analysis.induction import stripe_keys
 from helpers.widgets.lesson13 import MAX_SHOWN
 
 
@@ -112,7 +112,7 @@ def test_the_models_words_are_listed_and_unknown_ones_named(ex):
 
 
 def test_the_hand_built_circuits_words_are_the_models():
-    from helpers import circuits
+    from helpers.analysis import circuits
 
     assert set(circuits.HAND_VOCAB[1:]) <= set(induction_explorer().vocabulary)
 

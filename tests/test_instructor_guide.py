@@ -229,7 +229,7 @@ def test_named_explorers_exist(guide):
 def test_presenting_names_presentation_mode_and_rise(guide):
     assert "View > Presentation Mode" in guide
     assert "jupyterlab-rise" in guide and "ipywidgets" in guide
-    assert "helpers.style.projector()" in guide and "projector(False)" in guide
+    assert "helpers.figures.style.projector()" in guide and "projector(False)" in guide
     assert "make playground" in guide
 
 
@@ -242,8 +242,8 @@ def test_the_commands_and_calls_the_guide_names_exist(guide):
                              flags=re.M))
     named = set(re.findall(r"`make ([\w-]+)", guide))
     assert named and sorted(named - targets) == []
-    calls = set(re.findall(r"\bhelpers\.(\w+)\.(\w+)\(", guide))
-    assert calls
+    calls = set(re.findall(r"\bhelpers\.([\w.]+)\.(\w+)\(", guide))
+    assert ("figures.style", "projector") in calls
     for module, name in sorted(calls):
         assert callable(getattr(importlib.import_module(f"helpers.{module}"), name,
                                 None)), f"helpers.{module}.{name}"

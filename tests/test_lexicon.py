@@ -1,12 +1,12 @@
-"""Tests of helpers/lexicon.py and data/lexicon.csv (the toy world)."""
+"""Tests of helpers/world/lexicon.py and data/lexicon.csv (the toy world)."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers import lexicon as lx
-from helpers.lexicon import (
+from helpers.world import lexicon as lx
+from helpers.world.lexicon import (
     D_MODEL,
     FEATURES,
     N_POS_DIMS,
@@ -25,7 +25,7 @@ from helpers.lexicon import (
 DATA = Path(__file__).parent / "data"
 
 # Every sentence of CURRICULUM.md (written out here, not imported from
-# helpers.heads, so that this file checks the data on its own).
+# helpers.world.heads, so that this file checks the data on its own).
 CURRICULUM = [
     "American shrew mole",
     "one mole of carbon dioxide",

@@ -229,7 +229,7 @@ def test_beta_is_a_knob_of_the_delta_rules_only():
         assert e.beta_used == 0.3 and "\u03b2 = 0.3" in e.alt and e.last_error is None
         # the same facts, stored with a smaller beta: the read-back is the
         # library's delta rule with that beta
-        from helpers import recall as R
+        from helpers.world import recall as R
         assert len(e.facts) == 16 and not np.allclose(e.state, state_at_one)
         S_lib = R.read_back("delta", *_keys_and_values(e), np.zeros((1, 16)),
                             beta=0.3)[1]

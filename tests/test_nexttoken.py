@@ -1,4 +1,4 @@
-"""Tests of helpers.nexttoken: the toy bridge from the last vector to a next
+"""Tests of helpers.models.nexttoken: the toy bridge from the last vector to a next
 word (tied unembedding), and "without the mask the model cheats"."""
 
 import re
@@ -6,9 +6,9 @@ import re
 import numpy as np
 import pytest
 
-from helpers import heads, lexicon
-from helpers import nexttoken as nt
-from helpers import tinymodel as tm
+from helpers.world import heads, lexicon
+from helpers.models import nexttoken as nt
+from helpers.models import tiny as tm
 
 MURDER = heads.CURRICULUM_SENTENCES["murderer"]
 CRIME_PEOPLE = {"thief", "killer", "murderer", "detective", "victim"}

@@ -11,7 +11,7 @@ import os
 import ipywidgets
 import pytest
 
-from helpers import style
+from helpers.figures import style
 from helpers import widgets as W
 from tools import common, form, nav
 

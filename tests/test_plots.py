@@ -1,4 +1,4 @@
-"""Tests of helpers.plots (made in helpers/figures/): what the figures show,
+"""Tests of helpers.figures.plots (made in helpers/figures/): what the figures show,
 not how they look."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
 
-from helpers import plots
+from helpers.figures import plots
 from helpers.figures import diagrams
 from helpers.attention import causal_mask, softmax
 
@@ -399,7 +399,7 @@ def test_figure_displays_as_png_in_a_real_kernel():
     root = Path(__file__).resolve().parents[1]
     cells = [
         f"import sys\nsys.path.insert(0, {str(root)!r})\nimport numpy as np\n"
-        "from helpers import plots",
+        "from helpers.figures import plots",
         "plots.heatmap(np.eye(2), ['a', 'b'], ['a', 'b'], title='last expression')",
         "from IPython.display import display\n"
         "display(plots.bar_view([1, 2], ['a', 'b'], title='displayed'))",

@@ -1,10 +1,10 @@
 """The sinusoidal positional encoding of lesson 03 and its offset-as-rotation
-property (helpers/positions.py), against hand-worked values."""
+property (helpers/world/positions.py), against hand-worked values."""
 
 import numpy as np
 import pytest
 
-from helpers.positions import offset_rotation, sinusoidal_encoding
+from helpers.world.positions import offset_rotation, sinusoidal_encoding
 
 
 def test_hand_worked_values():

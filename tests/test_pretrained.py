@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import probing
+from helpers.analysis import probing
 from helpers.models import pretrained
 from helpers.attention import scaled_dot_product_attention
 
@@ -267,7 +267,7 @@ def _python(code: str, **env) -> subprocess.CompletedProcess:
 
 def test_load_finds_the_offline_copy_through_huggingface_hub():
     cache = SNAPSHOT.parent.parent.parent
-    result = _python("from helpers import pretrained; m = pretrained.load(); "
+    result = _python("from helpers.models import pretrained; m = pretrained.load(); "
                      "print(m.run('hello').tokens)",
                      HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(cache))
     assert result.returncode == 0, result.stderr
@@ -281,7 +281,7 @@ def test_load_finds_the_projects_own_copy(tmp_path):
     (tmp_path / "attention-notebooks" / "hub").symlink_to(
         SNAPSHOT.parent.parent.parent, target_is_directory=True)
     (tmp_path / "empty").mkdir()
-    result = _python("from helpers import pretrained; m = pretrained.load(); "
+    result = _python("from helpers.models import pretrained; m = pretrained.load(); "
                      "print(m.run('hello').tokens)",
                      HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path / "empty"),
                      XDG_CACHE_HOME=str(tmp_path))
@@ -290,7 +290,7 @@ def test_load_finds_the_projects_own_copy(tmp_path):
 
 
 def test_no_copy_offline_gives_one_clear_sentence(tmp_path):
-    result = _python("from helpers import pretrained; pretrained.load()",
+    result = _python("from helpers.models import pretrained; pretrained.load()",
                      HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(tmp_path),
                      XDG_CACHE_HOME=str(tmp_path))
     assert result.returncode == 1

@@ -41,7 +41,7 @@ REPO2DOCKER = shutil.which("repo2docker", path=str(Path(sys.executable).parent))
     or shutil.which("repo2docker")
 # The user Zero to JupyterHub expects (singleuser.uid, /home/jovyan).
 USER_FLAGS = ["--user-id", "1000", "--user-name", "jovyan"]
-MODEL_LINE = 'RUN python -c "from helpers import pretrained; pretrained.load()"'
+MODEL_LINE = 'RUN python -c "from helpers.models import pretrained; pretrained.load()"'
 
 sys.path.insert(0, str(ROOT))
 from tools import measure_memory  # noqa: E402  (tools/ is not an installed package)

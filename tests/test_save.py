@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import model_available
-from helpers import lexicon
+from helpers.world import lexicon
 from helpers import widgets as W
 from helpers.widgets import EXPLORERS, lesson09, lesson10, lesson11, saving
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers import plots
+from helpers.figures import plots
 from helpers.figures import senseplots
 
 

@@ -1,4 +1,4 @@
-"""Lesson 12's attention-sink helpers (helpers/models/sinks.py): the masked
+"""Lesson 12's attention-sink helpers (helpers/analysis/sinks.py): the masked
 forward pass is lesson 11's GPT when the mask is causal, the masks and the
 loss by hand-worked examples."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import gpt
+from helpers.models import gpt
 from helpers.attention import causal_mask, sliding_window_mask
-from helpers.models import sinks
+from helpers.analysis import sinks
 
 
 @pytest.fixture(scope="module")

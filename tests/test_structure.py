@@ -1,6 +1,8 @@
-"""The shape of ``helpers/``: imports run one way, nothing of the maintainer
-tools leaks in, and every file stays readable in one sitting. Also where the
-models live (their old addresses kept) and where the checker tests live."""
+"""The shape of ``helpers/``: its layers, and imports that run one way
+through them (lowest first: runtime < attention < world < models < analysis <
+figures < checks, widgets < notebook), nothing of the maintainer tools leaks
+in, and every file stays readable in one sitting. Also where the checker tests
+live."""
 
 from __future__ import annotations
 
@@ -52,19 +54,9 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-# The models' old addresses: helpers/__init__.py's __getattr__ gives these
-# modules under the old names, so an import by an old name is an edge to the
-# module in helpers/models/ (not to the package helpers).
-OLD_ADDRESSES = {"helpers.pretrained": "helpers.models.pretrained",
-                 "helpers.gpt": "helpers.models.gpt"}
-
-
 def _target(imp: str, modules) -> str | None:
     """The helpers module an imported name is in: "helpers.widgets.engine.
-    MAX_TOKENS" -> the longest module prefix; an old address -> its module."""
-    for old, new in OLD_ADDRESSES.items():
-        if imp == old or imp.startswith(old + "."):
-            imp = new + imp[len(old):]
+    MAX_TOKENS" -> the longest module prefix."""
     parts = imp.split(".")
     for k in range(len(parts), 0, -1):
         if ".".join(parts[:k]) in modules:
@@ -130,9 +122,9 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_the_import_reader_sees_lazy_and_importlib_imports(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text("def f():\n    import helpers.heads\n"
-                 "import importlib\nimportlib.import_module('helpers.lexicon')\n")
-    assert {"helpers.heads", "helpers.lexicon"} <= _imports(f)
+    f.write_text("def f():\n    import helpers.world.heads\n"
+                 "import importlib\nimportlib.import_module('helpers.world.lexicon')\n")
+    assert {"helpers.world.heads", "helpers.world.lexicon"} <= _imports(f)
 
 
 def test_helpers_has_no_import_cycle():
@@ -176,18 +168,18 @@ def test_the_models_are_numpy_only():
     # helpers/models/: numpy, no drawing (display stays apart from them)
     graph = _graph()
     models = {m for m in graph if m.startswith("helpers.models")}
-    assert {"helpers.models.tiny", "helpers.models.tiny_corpus",
-            "helpers.models.tiny_training", "helpers.models.tiny_io",
+    assert {"helpers.models.tiny", "helpers.models.tiny.corpus",
+            "helpers.models.tiny.training", "helpers.models.tiny.weights",
             "helpers.models.pretrained", "helpers.models.gpt"} <= models
-    for name in sorted(models | {"helpers.tinymodel"}):
+    for name in sorted(models | {"helpers.models.tiny"}):
         for module in {name} | _reach(graph, name):
             path = HELPERS.parent / (module.replace(".", "/") + ".py")
             if not path.exists():
                 path = path.with_suffix("") / "__init__.py"
             imports = {i.split(".")[0] for i in _imports(path)}
             assert not imports & DISPLAY, f"{name} reaches {module}, which draws"
-            assert not any(m.startswith(("helpers.widgets", "helpers.plots",
-                                         "helpers.figures")) for m in graph[module])
+            assert not any(m.startswith(("helpers.widgets", "helpers.figures"))
+                           for m in graph[module])
 
 
 def test_the_figures_compute_no_attention():
@@ -195,9 +187,8 @@ def test_the_figures_compute_no_attention():
     graph = _graph()
     figures = [m for m in graph if m.startswith("helpers.figures")]
     assert len(figures) >= 4
-    banned = ("helpers.models", "helpers.tinymodel", "helpers.widgets",
-              "helpers.attention")
-    for name in figures + ["helpers.plots"]:
+    banned = ("helpers.models", "helpers.widgets", "helpers.attention")
+    for name in figures:
         assert not {d for d in graph[name] if d.startswith(banned)}, name
 
 
@@ -214,64 +205,32 @@ def test_no_lesson_widget_module_imports_another():
     assert bad == {}
 
 
-def test_the_old_addresses_still_export_everything_they_list():
-    # helpers.tinymodel, helpers.plots and helpers.lexicon gather modules that
-    # were split out of them; notebooks import them by the old names
-    from helpers import heads, lexicon, plots, positions, sentences, tinymodel
-    from helpers.figures import heatmaps
-    from helpers.models import tiny, tiny_corpus, tiny_io, tiny_training
+def test_the_gathering_modules_export_everything_they_list():
+    # helpers.models.tiny, helpers.figures.plots, helpers.world.lexicon and
+    # helpers.attention gather modules that were split out of them; notebooks
+    # import them by these names
+    from helpers import attention
+    from helpers.attention import core, fixed_state, scale
+    from helpers.figures import heatmaps, plots
+    from helpers.models import tiny
+    from helpers.models.tiny import corpus, model, training, weights
+    from helpers.world import heads, lexicon, positions, sentences
 
-    for module in (tinymodel, plots, lexicon, heads):
+    for module in (tiny, plots, lexicon, heads, attention):
         missing = [n for n in module.__all__ if not hasattr(module, n)]
         assert missing == [], f"{module.__name__} lists {missing} but lacks them"
-    assert tinymodel.forward is tiny.forward
-    assert tinymodel.make_sense_corpus is tiny_corpus.make_sense_corpus
-    assert tinymodel.train is tiny_training.train
-    assert tinymodel.load_trained is tiny_io.load_trained
+    assert tiny.forward is model.forward
+    assert tiny.make_sense_corpus is corpus.make_sense_corpus
+    assert tiny.train is training.train
+    assert tiny.load_trained is weights.load_trained
+    assert attention.softmax is core.softmax
+    assert attention.kv_cache_bytes is scale.kv_cache_bytes
+    assert attention.delta_rule is fixed_state.delta_rule
+    public = {n for m in (core, scale, fixed_state) for n in m.__all__}
+    assert public == set(attention.__all__)
     assert lexicon.positional_encoding is positions.positional_encoding
     assert heads.CURRICULUM_SENTENCES is sentences.CURRICULUM_SENTENCES
     assert plots.heatmap is heatmaps.heatmap
-
-
-# The models moved to helpers/models/; their old public addresses
-# (``from helpers import pretrained``, ``from helpers import gpt``) give the
-# same module object, imported only when asked for.
-
-
-def test_the_old_model_addresses_are_the_same_module_objects():
-    import helpers
-    from helpers import gpt, pretrained
-    from helpers.models import gpt as gpt_module
-    from helpers.models import pretrained as pretrained_module
-
-    assert pretrained is pretrained_module and gpt is gpt_module
-    assert helpers.pretrained is pretrained_module and helpers.gpt is gpt_module
-    assert pretrained.__name__ == "helpers.models.pretrained"
-    assert not (HELPERS / "pretrained.py").exists()
-    assert not (HELPERS / "gpt.py").exists()
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        helpers.nope
-
-
-def test_the_old_model_addresses_are_resolved_in_the_import_graph():
-    # an edge through an old address counts as one to the module itself
-    modules = {_module(p): p for p in FILES}
-    assert _target("helpers.pretrained", modules) == "helpers.models.pretrained"
-    assert _target("helpers.gpt.load", modules) == "helpers.models.gpt"
-    assert _target("helpers.figures.gptplots", modules) == "helpers.figures.gptplots"
-    assert _target("numpy.linalg", modules) is None
-    graph = _graph()
-    assert {"helpers.models.pretrained", "helpers.models.gpt"} <= graph["helpers"]
-    assert "helpers.models.gpt" in graph["helpers.checks.lesson11"]
-    assert "helpers.models.pretrained" in graph["helpers.probing"]
-
-
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HELPERS)))
-def test_helpers_import_the_models_from_helpers_models(path):
-    # one address inside helpers/: the old names are for learners' code only
-    if path == HELPERS / "__init__.py":
-        return
-    assert not _imports(path) & set(OLD_ADDRESSES), path.relative_to(HELPERS)
 
 
 def test_import_helpers_loads_no_model():
@@ -466,10 +425,10 @@ def test_contributings_add_a_lesson_checklist_is_the_real_one():
 
 
 # Pieces that moved to their own module keep their old addresses for the
-# notebooks (helpers.heads.CURRICULUM_SENTENCES, helpers.lexicon.
+# notebooks (helpers.world.heads.CURRICULUM_SENTENCES, helpers.world.lexicon.
 # positional_encoding); inside helpers/ they are imported from the new one.
-MOVED = {("helpers.heads", "CURRICULUM_SENTENCES"): "helpers.sentences",
-         ("helpers.lexicon", "positional_encoding"): "helpers.positions"}
+MOVED = {("helpers.world.heads", "CURRICULUM_SENTENCES"): "helpers.world.sentences",
+         ("helpers.world.lexicon", "positional_encoding"): "helpers.world.positions"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HELPERS)))
@@ -497,3 +456,194 @@ def test_widget_policy_lives_apart_from_the_drawing():
     assert policy.MAX_TOY_TOKENS == widgets.MAX_TOY_TOKENS == 24
     assert widgets.loss_figure is charts.loss_figure
     assert not hasattr(lesson09, "loss_figure")
+
+
+# ---------------------------------------------------------------------------
+# The layers of helpers/ (CONTRIBUTING.md, "The layout"; helpers/__init__.py).
+# A module may import only from its own layer or a lower one; checks and
+# widgets share a layer and neither imports the other; no module imports a
+# private name (_x) or a private module of another layer's package. The
+# package root helpers/__init__.py sits above them all.
+# ---------------------------------------------------------------------------
+
+LAYERS = {
+    "runtime": 1,      # how the helpers run: BLAS threads, timing
+    "attention": 2,    # the math
+    "world": 3,        # the toy world: tokens, lexicon, heads, images, recall
+    "models": 4,       # the tiny model, the pretrained encoder, the GPT, ...
+    "analysis": 5,     # what lessons 10-14 measure on the models
+    "figures": 6,      # every still figure (style, plots, heatmaps, ...)
+    "checks": 7,       # the exercise checkers
+    "widgets": 7,      # the explorers
+    "notebook": 8,     # setup_notebook, the first cell of every lesson
+}
+ROOT_LAYER = 9         # helpers/__init__.py: re-exports setup_notebook
+
+
+def _package(module: str) -> str:
+    """``helpers.world.heads`` -> ``world`` (the layer's package)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _layer(module: str) -> int | None:
+    return ROOT_LAYER if module == "helpers" else LAYERS.get(_package(module))
+
+
+def _import_lines(path: Path):
+    """``(line, module, names)`` for every import statement of the file, at
+    any depth (lazy imports too); relative imports resolved."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield node.lineno, a.name, []
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = _module(path)
+                if path.name != "__init__.py":
+                    package = package.rpartition(".")[0]
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            yield node.lineno, base, [a.name for a in node.names]
+
+
+def _layer_violations(files: dict[str, Path], modules) -> list[str]:
+    """Every import of ``files`` (module name -> path) that breaks the
+    layers, named with its file, line and both layers."""
+    bad = []
+    for name, path in sorted(files.items()):
+        here = _package(name) if name != "helpers" else ""
+        top = len(path.parts) - 1 - path.parts[::-1].index("helpers")
+        where = "/".join(path.parts[top + 1:])      # relative to helpers/
+        for line, module, names in _import_lines(path):
+            if not module.startswith("helpers"):
+                continue
+            targets = {(_target(f"{module}.{n}", modules), n) for n in names} \
+                or {(_target(module, modules), None)}
+            for target, imported in sorted(targets, key=str):
+                if target is None or target == name:
+                    continue
+                if name.startswith(target + "."):
+                    continue          # a submodule importing its own package
+                there = _package(target)
+                said = f"{where}:{line} imports {module}" + (
+                    f".{imported}" if imported else "")
+                mine, theirs = _layer(name), _layer(target)
+                if mine is None or theirs is None:
+                    bad.append(f"{said}: no layer for "
+                               f"{name if mine is None else target}")
+                elif theirs > mine:
+                    bad.append(f"{said}: {here or 'helpers'} (layer {mine}) "
+                               f"imports {there} (layer {theirs}), a higher one")
+                elif theirs == mine and there != here:
+                    bad.append(f"{said}: {here} and {there} share layer {mine} "
+                               "and neither imports the other")
+                if there != here:
+                    private = [p for p in target.split(".") if p.startswith("_")]
+                    if imported and imported.startswith("_") \
+                            and not imported.startswith("__") \
+                            and f"{module}.{imported}" not in modules:
+                        private.append(imported)
+                    if private:
+                        bad.append(f"{said}: {', '.join(private)} is private to "
+                                   f"helpers.{there}")
+    return bad
+
+
+def test_the_layer_check_names_a_wrong_way_import(tmp_path):
+    root = tmp_path / "helpers"
+    for rel, text in {
+        "__init__.py": "",
+        "world/__init__.py": "",
+        "world/heads.py": "from helpers.models import gpt\n",
+        "models/__init__.py": "",
+        "models/gpt.py": "from helpers.world.heads import _select\n",
+        "checks/__init__.py": "",
+        "checks/a.py": "\n\nfrom helpers.widgets import engine\n",
+        "widgets/__init__.py": "",
+        "widgets/engine.py": "import helpers.world.heads\n",
+        "nowhere/__init__.py": "from helpers.world import heads\n",
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    files = {".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(
+        ".__init__"): p for p in root.rglob("*.py")}
+    found = _layer_violations(files, set(files))
+    assert ("world/heads.py:1 imports helpers.models.gpt: world (layer 3) imports "
+            "models (layer 4), a higher one") in "\n".join(found)
+    assert any(f.startswith("models/gpt.py:1 imports helpers.world.heads._select: "
+                            "_select is private to helpers.world") for f in found)
+    assert any(f.startswith("checks/a.py:3 imports helpers.widgets.engine: checks "
+                            "and widgets share layer 7") for f in found)
+    assert ("nowhere/__init__.py:1 imports helpers.world.heads: no layer for "
+            "helpers.nowhere") in found
+    assert len(found) == 4, found          # widgets -> world is the right way
+    assert _layer("helpers.nowhere") is None
+
+
+def test_every_helpers_module_is_in_a_layer_and_the_root_holds_only_init():
+    assert sorted(p.name for p in HELPERS.glob("*.py")) == ["__init__.py"]
+    modules = {_module(p) for p in FILES}
+    assert [m for m in sorted(modules) if _layer(m) is None] == []
+    assert {_package(m) for m in modules} - {""} == set(LAYERS)
+
+
+def test_helpers_imports_run_down_the_layers():
+    files = {_module(p): p for p in FILES}
+    found = _layer_violations(files, set(files))
+    assert found == [], "imports against the layers:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(HELPERS)))
+def test_nothing_in_helpers_imports_the_plots_gathering(path):
+    # helpers.figures.plots gathers the figures for the notebooks; a helpers
+    # module imports the module that defines what it uses
+    used = [f"{path.relative_to(HELPERS)}:{line}"
+            for line, module, names in _import_lines(path)
+            if module == "helpers.figures.plots"
+            or (module == "helpers.figures" and "plots" in names)]
+    assert used == []
+
+
+def test_the_package_root_gives_setup_notebook_and_no_old_addresses():
+    import helpers
+
+    assert helpers.__all__ == ["setup_notebook"]
+    assert not hasattr(helpers, "__getattr__")
+    code = ("import helpers\n"
+            "for old in ('gpt', 'pretrained', 'lexicon', 'plots'):\n"
+            "    assert not hasattr(helpers, old), old\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=HELPERS.parent,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
+def test_contributing_and_the_package_docstring_give_the_layers_in_order():
+    import helpers
+
+    text = (HELPERS.parent / "CONTRIBUTING.md").read_text("utf-8")
+    section = text.split("## The layout", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\d+\. `(\w+)/`", section, re.MULTILINE)
+    ordered = sorted(LAYERS, key=lambda k: (LAYERS[k], k))
+    assert listed == [k for k in ordered if k != "widgets"], listed
+    assert "`widgets/`" in section
+    said = re.findall(r"^\d+\. ``(\w+)``", helpers.__doc__, re.MULTILINE)
+    assert said == listed, said
+
+
+# One home for the pieces every model needs: softmax and its backward pass in
+# helpers.attention.core, LayerNorm in helpers.models.layers (issue 53).
+ONE_HOME = {"softmax": "attention/core.py", "softmax_backward": "attention/core.py",
+            "layer_norm": "models/layers.py", "_layer_norm": None, "_ln": None,
+            "_ln_back": None, "_as_float": "attention/inputs.py"}
+
+
+def test_softmax_layer_norm_and_the_input_check_are_written_once():
+    homes = {}
+    for path in FILES:
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in ONE_HOME:
+                homes.setdefault(node.name, []).append(
+                    str(path.relative_to(HELPERS)))
+    assert homes == {k: [v] for k, v in ONE_HOME.items() if v}, homes

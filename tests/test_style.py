@@ -1,5 +1,5 @@
-"""Projection mode (helpers.style): one switch makes the figures of
-helpers.plots and every explorer larger on screen, and switching back
+"""Projection mode (helpers.figures.style): one switch makes the figures of
+helpers.figures.plots and every explorer larger on screen, and switching back
 restores the normal sizes."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from matplotlib.lines import Line2D
 from PIL import Image
 
-from helpers import plots, style
+from helpers.figures import plots, style
 from helpers import widgets as W
 from helpers.widgets import base
 

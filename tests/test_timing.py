@@ -1,4 +1,4 @@
-"""helpers/timing.py: best-of-several timing after a warm-up, and one BLAS
+"""helpers/runtime/timing.py: best-of-several timing after a warm-up, and one BLAS
 thread inside a block (restored afterwards)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from helpers import timing
+from helpers.runtime import timing
 
 
 def test_best_ms_warms_up_then_keeps_the_fastest(monkeypatch):

@@ -1,10 +1,10 @@
-"""Tests of helpers.tinymodel: gradients, corpus, shipped weights, prediction API."""
+"""Tests of helpers.models.tiny: gradients, corpus, shipped weights, prediction API."""
 
 import numpy as np
 import pytest
 
-from helpers import lexicon
-from helpers import tinymodel as tm
+from helpers.world import lexicon
+from helpers.models import tiny as tm
 from helpers.attention import multi_head_attention, scaled_dot_product_attention
 
 EPS = 1e-6

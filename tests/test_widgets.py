@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from matplotlib.font_manager import findfont
 
-from helpers import heads, lexicon
+from helpers.world import heads, lexicon
 from helpers import widgets as W
 from helpers.widgets import (EXPLORERS, base, engine, lesson04, lesson09, panels,
                              policy, reading)
@@ -695,7 +695,7 @@ def test_feature_names_are_readable_and_grouped(factory, panel):
     fig = ex.figure
     shown = [t for t in heat.col_text if t.get_visible()]
     assert [t.get_text() for t in shown] == list(lexicon.FEATURES)
-    # as many pixels as the 8 pt labels of helpers.plots at 100 dpi
+    # as many pixels as the 8 pt labels of helpers.figures.plots at 100 dpi
     for t in shown:
         assert _pixels(t.get_fontsize(), fig.dpi) >= _pixels(8, 100) - 1e-9
         assert t.get_rotation() == 90
@@ -888,7 +888,7 @@ def _check_token_labels(ex, min_px):
 @pytest.mark.parametrize("name", TOKEN_EXPLORERS)
 def test_token_labels_are_readable_and_do_not_overlap(name, n):
     ex = _token_explorer(name, n)
-    # as many pixels as the 8 pt labels of helpers.plots at 100 dpi
+    # as many pixels as the 8 pt labels of helpers.figures.plots at 100 dpi
     labels = _check_token_labels(ex, _pixels(8, 100))
     # ordinary words are never cut
     words = set(ex.tokens) | set(getattr(ex, "source_tokens", ()))

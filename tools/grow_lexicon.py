@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from helpers import lexicon as lx  # noqa: E402
+from helpers.world import lexicon as lx  # noqa: E402
 
 GROWTH = ROOT / "tools" / "lexicon_growth.txt"
 HEADING = "# --- grown from wordfreq by tools/grow_lexicon.py: {} ---"
@@ -117,7 +117,7 @@ SAFE_FORMS = ("plural", "past form", "-ing form", "adverb of", "comparative",
 
 def apply_forms(top: int) -> int:
     """Add the inflected forms among wordfreq's ``top`` words whose base word
-    is in the table (``helpers.lexicon``'s form rules: "tunnels" from
+    is in the table (``helpers.world.lexicon``'s form rules: "tunnels" from
     "tunnel"); they take the base's fields. Words skipped in the growth file
     are left out. Returns how many were added."""
     lex = lx.load_lexicon(fresh=True)

@@ -3,7 +3,7 @@
 Loads the shipped folder ``data/gpt/`` *as it is* with
 ``transformers.GPT2LMHeadModel.from_pretrained`` (eager attention, float32,
 CPU; the folder must load unchanged, with no missing or unexpected tensor)
-and stores what ``tests/test_gpt.py`` compares ``helpers.gpt`` with:
+and stores what ``tests/test_gpt.py`` compares ``helpers.models.gpt`` with:
 
 * ``model_sha256``: of ``model.safetensors``; the test skips, saying so, when
   the weights changed and this file was not remade;

@@ -15,7 +15,7 @@ a repeat written twice; 64 tokens at most):
   zeroes that head's slice of its input (transformers 5 ignores
   ``head_mask``).
 
-Then it prints the largest difference from ``helpers.gpt``'s numpy forward,
+Then it prints the largest difference from ``helpers.models.gpt``'s numpy forward,
 and the median time of one forward at 64 tokens in numpy and in torch (1
 thread each). torch and transformers are never project dependencies: run it
 in the throwaway environment, from the repository root::
@@ -88,7 +88,7 @@ def main():
     np.savez_compressed(OUT, **out)
     print(f"wrote {OUT.relative_to(ROOT)}")
 
-    from helpers import induction
+    from helpers.analysis import induction
 
     ours = induction.load(FOLDER)
     worst = max(

@@ -1,6 +1,6 @@
 """Maintainer tool: write data/irregular_forms.csv from WordNet 3.0.
 
-The toy lexicon guesses an unknown word from its form (``helpers.wordforms``).
+The toy lexicon guesses an unknown word from its form (``helpers.world.wordforms``).
 Spelling rules cannot find the base of an irregular form ("blew" -> "blow",
 "froze" -> "freeze", "geese" -> "goose"), so this script takes them from
 WordNet 3.0's exception lists (``verb.exc``, ``noun.exc``, ``adj.exc``,
@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from helpers import lexicon as lx  # noqa: E402
+from helpers.world import lexicon as lx  # noqa: E402
 
 WORDNET = Path("/usr/share/wordnet")
 OUT = lx.IRREGULAR_PATH

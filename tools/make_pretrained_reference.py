@@ -1,7 +1,7 @@
 """Make tests/data/pretrained_reference.npz with the reference implementation.
 
 Runs transformers' ``BertModel`` (eager attention, float32, CPU) on the same
-``model.safetensors`` and ``tokenizer.json`` that ``helpers.pretrained``
+``model.safetensors`` and ``tokenizer.json`` that ``helpers.models.pretrained``
 reads, for three sentences, and stores what ``tests/test_pretrained.py``
 compares with:
 

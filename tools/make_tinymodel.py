@@ -3,7 +3,7 @@
 
     .venv/bin/python -m tools.make_tinymodel [--out PATH]
 
-The settings are ``helpers.tinymodel.SENSE_SETTINGS``; ``tests/test_tinymodel.py``
+The settings are ``helpers.models.tiny.SENSE_SETTINGS``; ``tests/test_tinymodel.py``
 checks that the shipped file is what they give.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from helpers.tinymodel import (
+from helpers.models.tiny import (
     DEFAULT_WEIGHTS,
     evaluate_sense,
     held_out_sense,

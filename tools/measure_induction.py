@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers import induction
+from helpers.analysis import induction
 
 SEEDS = range(515000, 515040)
 PREFIXES = (0, 5, 11, 17, 23)

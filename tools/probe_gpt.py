@@ -4,7 +4,7 @@
 
 FOLDER is a Hugging Face GPT-2 folder (default ``data/gpt``; a pilot of
 ``tools/train_gpt.py --out build/gpt/NAME`` too). Prints, with
-``helpers.gpt`` only (no torch):
+``helpers.models.gpt`` only (no torch):
 
 * the three head scores of ``gpt.head_scores`` and the named heads;
 * on repeated random sequences of 20, 40 and 60 tokens (seeds 777000-777009,

@@ -62,8 +62,8 @@ def train_numpy(args) -> None:
               + " ".join(f"{x:.2f}" for x in prev[0])
               + "  pm L1 " + " ".join(f"{x:.2f}" for x in pm[1]), flush=True)
 
-    print("training the numpy recipe, one BLAS thread (helpers.timing.blas_threads)",
-          flush=True)
+    print("training the numpy recipe, one BLAS thread "
+          "(helpers.runtime.timing.blas_threads)", flush=True)
     start = time.perf_counter()
     params, log, recipe = gt.train(changes, callback=show, every=args.log_every)
     seconds = time.perf_counter() - start

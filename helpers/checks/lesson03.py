@@ -147,7 +147,7 @@ CHEMISTRY_SENTENCES = (
 
 def _field_of(vec, names):
     """The strongest meaning field of a feature row (or None)."""
-    from helpers import lexicon
+    from helpers.world import lexicon
 
     fields = [f for f in lexicon.FIELDS if f != "ambiguous"]
     best = max(fields, key=lambda f: vec[names.index(f)])
@@ -156,7 +156,7 @@ def _field_of(vec, names):
 
 def _key_reads(W_K, names):
     """The meaning field whose row of W_K is largest (or None if all <= 0)."""
-    from helpers import lexicon
+    from helpers.world import lexicon
 
     fields = list(lexicon.FIELDS)
     best = max(fields, key=lambda f: W_K[names.index(f)].max())
@@ -193,7 +193,7 @@ def check_chemistry_head(fn, name):
     """Check ``fn() -> (W_Q, W_K)``, each (D_MODEL, d_k): in every sentence of
     CHEMISTRY_SENTENCES, 'mole''s largest weight lands on a chemistry word and
     its best clue gets at least CLUE_LEAD times the weight of any non-clue."""
-    from helpers import lexicon
+    from helpers.world import lexicon
 
     result, _ = _call(fn, name, ())
     if isinstance(result, np.ndarray) or not isinstance(result, (tuple, list)) \

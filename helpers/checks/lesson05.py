@@ -171,7 +171,7 @@ OTHER_MOLE_SENTENCES = (
 def _mole_after(text, W_V, W_up):
     """mole's embedding before and after one head with the sense head's
     pattern and the given value side."""
-    from helpers.heads import run_head, sense_head
+    from helpers.world.heads import run_head, sense_head
 
     run = run_head(sense_head(), text)
     i = run.tokens.index("mole")
@@ -193,8 +193,8 @@ def check_chemistry_values(fn, name):
     in cosine, and its cosine to it rises; in an animal and a skin sentence
     its chemistry cosine does not rise (by more than 0.02).
     """
-    from helpers.heads import nearest_sense
-    from helpers.lexicon import D_MODEL, FEATURES
+    from helpers.world.heads import nearest_sense
+    from helpers.world.lexicon import D_MODEL, FEATURES
 
     result, _ = _call(fn, name, ("features", "d_model"), FEATURES, D_MODEL)
     W_V, W_up = _unpack_pair(result, name, "W_V", "W_up")

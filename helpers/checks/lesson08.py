@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from helpers import images
+from helpers.world import images
 from helpers.attention import (
     cross_attention,
     scaled_dot_product_attention,

@@ -1,7 +1,7 @@
 """Lesson 10: the checkers of the real-transformer exercises.
 
 They run the learner's function on all-MiniLM-L6-v2 itself
-(:mod:`helpers.pretrained`). The model is loaded once, on first use; with
+(:mod:`helpers.models.pretrained`). The model is loaded once, on first use; with
 no copy and no network the checker says so in one sentence instead of
 failing.
 """
@@ -65,7 +65,7 @@ def _divisors(x, Q):
 def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
     """Check ``fn(x, W_Q, b_Q, W_K, b_K) -> weights (n, n)`` on real heads.
 
-    ``model`` defaults to ``helpers.pretrained.load()``. For each head in
+    ``model`` defaults to ``helpers.models.pretrained.load()``. For each head in
     ``REAL_HEADS`` the learner's function gets the layer's input
     ``x = run.hidden[layer]`` (n, 384) and the head's slices ``W_Q, W_K``
     (384, 32) and biases ``b_Q, b_K`` (32,), and must return the head's

@@ -2,7 +2,7 @@
 (warm-up), one decoding step with the KV cache on the real GPT (core) and
 top-k sampling (stretch).
 
-The core checker runs :mod:`helpers.gpt`'s model, loaded once on first use;
+The core checker runs :mod:`helpers.models.gpt`'s model, loaded once on first use;
 without its files it says so in one sentence instead of failing. Every
 expected value is computed at check time from the model's own weights.
 """
@@ -344,7 +344,7 @@ def check_decode_step(fn, model=None) -> bool:
     equal the full run's within 1e-4, and ``new_cache`` each ``(heads, pos +
     1, d_head)``, the given cache left unchanged. Then greedy decoding with
     ``fn`` must give ``model.generate(..., temperature=0)``'s tokens.
-    ``model`` defaults to ``helpers.gpt.load()``.
+    ``model`` defaults to ``helpers.models.gpt.load()``.
     """
 
     @_checker("one decoding step with the KV cache")

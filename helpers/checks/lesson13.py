@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers import circuits, induction
+from helpers.analysis import circuits, induction
 from helpers.attention import causal_mask, softmax
 from helpers.checks._core import _SEED, _Fail, _as_array, _call, _checker, _close
 

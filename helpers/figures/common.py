@@ -1,4 +1,4 @@
-"""What every figure of ``helpers.plots`` shares: ``AttentionFigure`` (a
+"""What every figure of ``helpers.figures.plots`` shares: ``AttentionFigure`` (a
 figure that shows itself as a PNG), labels and ticks, cell text, colour maps."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from matplotlib.ticker import (
     FixedLocator,
 )
 
-from helpers import style
+from helpers.figures import style
 from helpers.figures import alt as alt_text
 
 QUERY_LABEL = "query (attending)"
@@ -40,7 +40,7 @@ class AttentionFigure(Figure):
     picture's ``<img>`` (the ``text/html`` of its bundle; JupyterLab's own
     PNG renderer has no alt text) and kept as ``.alt_text``.
 
-    Its sizes come from ``helpers.style`` when it is made: in projection mode
+    Its sizes come from ``helpers.figures.style`` when it is made: in projection mode
     (``style.projector()``) it has a higher resolution (every font and line
     larger on screen) and its lines are drawn thicker.
     """

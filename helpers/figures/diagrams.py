@@ -1,7 +1,7 @@
 """Box-and-arrow diagrams: the attention pipeline with its shapes (lessons
 03, 04, 05, 07) and one block of a real transformer (lesson 10).
 
-Like :mod:`helpers.plots`, every function returns a matplotlib ``Figure``
+Like :mod:`helpers.figures.plots`, every function returns a matplotlib ``Figure``
 built without pyplot, with a title (its text form in a stored notebook).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from matplotlib import colormaps
 from matplotlib.patches import Rectangle
 
-from helpers.plots import AttentionFigure, _new_figure
+from helpers.figures.common import AttentionFigure, _new_figure
 
 __all__ = ["block_diagram", "pipeline_diagram", "pipeline_shapes", "PIPELINE_STEPS"]
 

@@ -1,6 +1,6 @@
 """Figures of lesson 11: training curves, loss per position, head scores.
 
-Like :mod:`helpers.plots`: every function takes arrays and labels, returns a
+Like :mod:`helpers.figures.plots`: every function takes arrays and labels, returns a
 figure that shows itself in Jupyter (``plots.AttentionFigure``), and computes
 nothing about the model itself.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.figures import alt
-from helpers.plots import AttentionFigure
+from helpers.figures.common import AttentionFigure
 
 __all__ = ["decode_times", "head_scores", "loss_by_position", "loss_curves",
            "row_weights", "training_curves"]

@@ -1,7 +1,7 @@
 """Figures of lesson 08's picture world: the picture with its patch grid,
 and maps over the picture (one per caption word, or one per feature).
 
-Like :mod:`helpers.plots`: every function takes arrays and labels, returns a
+Like :mod:`helpers.figures.plots`: every function takes arrays and labels, returns a
 figure that shows itself in Jupyter (``plots.AttentionFigure``), and computes
 no attention itself. :func:`overlay` (numpy) is the one colouring of a map
 over the picture, shared with lesson 08's explorer.
@@ -15,8 +15,8 @@ from matplotlib.collections import LineCollection
 from matplotlib.colors import ListedColormap, Normalize
 
 from helpers.figures import alt as alt_text
-from helpers.images import BACKGROUND, COLOURS, GRID, PATCH
-from helpers.plots import AttentionFigure, short_label
+from helpers.figures.common import AttentionFigure, short_label
+from helpers.world.images import BACKGROUND, COLOURS, GRID, PATCH
 
 __all__ = ["FLOOR", "LIGHT", "MAP_MAX", "brightness", "caption_words", "map_words",
            "maps_words",

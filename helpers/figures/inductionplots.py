@@ -4,7 +4,7 @@ change (with chance lines and the recipe's change of step), Q-, K- and
 V-composition, the induction head's OV and full QK circuits, and direct
 logit attribution.
 
-Like :mod:`helpers.plots`: every function takes arrays and labels, returns a
+Like :mod:`helpers.figures.plots`: every function takes arrays and labels, returns a
 figure that shows itself in Jupyter (``plots.AttentionFigure``), and computes
 nothing about a model. Rows are queries and columns keys in every pattern;
 the masked future is grey. Sizes stay within a notebook's width (about 9
@@ -24,8 +24,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from helpers.figures import alt
-from helpers.figures.common import MASKED_COLOUR
-from helpers.plots import AttentionFigure
+from helpers.figures.common import MASKED_COLOUR, AttentionFigure
 
 __all__ = [
     "circuit_weights",
@@ -152,7 +151,7 @@ def _bounds(ax, edges, n_rows, n_cols, vertical=True, horizontal=True):
 
 def circuit_weights(W: dict, *,
                     title="The eight attention matrices of the hand-built circuit"):
-    """The eight matrices of :func:`helpers.circuits.build_circuit`, each drawn
+    """The eight matrices of :func:`helpers.analysis.circuits.build_circuit`, each drawn
     with its ``d_model`` side cut into the four subspaces (token, position,
     previous, output), each on its own scale from 0 (dark) to its largest
     entry (bright, named in its title). Read maps (``W_Q``, ``W_K``,

@@ -2,7 +2,7 @@
 sliding windows reach, and which heads of lesson 11's GPT use the kept first
 tokens under a window (the attention sinks).
 
-Like :mod:`helpers.plots`: every function takes arrays and labels, returns a
+Like :mod:`helpers.figures.plots`: every function takes arrays and labels, returns a
 figure that shows itself in Jupyter (``plots.AttentionFigure``), computes no
 attention itself, and sets ``fig.alt``, the figure in words (its numbers).
 """
@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from helpers.figures.alt import number, series
-from helpers.plots import AttentionFigure
+from helpers.figures.common import AttentionFigure
 
 __all__ = ["memory_and_time", "sink_heads", "window_reach"]
 

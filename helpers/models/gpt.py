@@ -24,7 +24,7 @@ scaled_dot_product_attention` with :func:`helpers.attention.causal_mask`.
 
 Usage (the contract the lesson and the tests rely on)::
 
-    from helpers.models import gpt       # or: from helpers import gpt
+    from helpers.models import gpt
     model = gpt.load()
     run = model.run("To be, or not to be")
     run.tokens, run.ids, run.logits, run.attention, run.hidden
@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers.attention import causal_mask, scaled_dot_product_attention, softmax
+from helpers.models.layers import layer_norm  # eps 1e-5 by default, GPT-2's
 
 __all__ = [
     "BOS",
@@ -91,13 +92,6 @@ def gelu(x: np.ndarray) -> np.ndarray:
     u *= x
     u *= np.float32(0.5)
     return u
-
-
-def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """LayerNorm over the last axis (eps 1e-5), ``(..., d_model)`` in and out."""
-    mu = x.mean(axis=-1, keepdims=True)
-    var = np.square(x - mu).mean(axis=-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + np.float32(LAYER_NORM_EPS)) * gamma + beta
 
 
 def top_k_probabilities(logits, k=None, temperature: float = 1.0,
@@ -268,11 +262,11 @@ class GPT:
     # -- the forward pass ------------------------------------------------------
     def _qkv(self, b, h):
         """``(n, d_model)`` residual -> Q, K, V, each ``(heads, n, d_head)``."""
-        x = layer_norm(h, b["ln_1.weight"], b["ln_1.bias"])
-        qkv = x @ b["attn.c_attn.weight"] + b["attn.c_attn.bias"]  # (n, 3 d)
+        x = layer_norm(h, b["ln_1.weight"], b["ln_1.bias"])  # (n, d_model)
+        qkv = x @ b["attn.c_attn.weight"] + b["attn.c_attn.bias"]  # (n, 3 d_model)
         n = h.shape[0]
         q, k, v = qkv.reshape(n, 3, self.n_heads, self.d_head).transpose(1, 2, 0, 3)
-        return q, k, v
+        return q, k, v  # each (heads, n, d_head)
 
     def _finish(self, b, h, out, ablate_heads):
         """Add the attention update and the MLP update to the residual ``h``."""
@@ -284,10 +278,10 @@ class GPT:
             h
             + out.transpose(1, 0, 2).reshape(n, self.d_model) @ b["attn.c_proj.weight"]
             + b["attn.c_proj.bias"]
-        )
-        x = layer_norm(h, b["ln_2.weight"], b["ln_2.bias"])
-        m = gelu(x @ b["mlp.c_fc.weight"] + b["mlp.c_fc.bias"])
-        return h + m @ b["mlp.c_proj.weight"] + b["mlp.c_proj.bias"]
+        )  # (n, d_model): the heads side by side, through W_O
+        x = layer_norm(h, b["ln_2.weight"], b["ln_2.bias"])  # (n, d_model)
+        m = gelu(x @ b["mlp.c_fc.weight"] + b["mlp.c_fc.bias"])  # (n, 4 d_model)
+        return h + m @ b["mlp.c_proj.weight"] + b["mlp.c_proj.bias"]  # (n, d_model)
 
     def unembed(self, h: np.ndarray) -> np.ndarray:
         """Residual ``(..., d_model)`` -> logits ``(..., vocab)``: ln_f(h) @ wte.T."""
@@ -300,13 +294,13 @@ class GPT:
         ids, n_cut = self._ids(text_or_ids, max_tokens)
         n = len(ids)
         ablate = {(int(la), int(hd)) for la, hd in (ablate or ())}
-        mask = causal_mask(n)
-        h = self.wte[ids] + self.wpe[:n]
+        mask = causal_mask(n)  # (n, n)
+        h = self.wte[ids] + self.wpe[:n]  # (n, d_model)
         hidden, attention = [h], []
         for i, b in enumerate(self.blocks):
-            q, k, v = self._qkv(b, h)
+            q, k, v = self._qkv(b, h)  # each (heads, n, d_head)
             out, A = scaled_dot_product_attention(q, k, v, mask=mask)
-            attention.append(A)
+            attention.append(A)  # A (heads, n, n), out (heads, n, d_head)
             h = self._finish(b, h, out, {hd for la, hd in ablate if la == i})
             hidden.append(h)
         return Run(
@@ -354,7 +348,7 @@ class GPT:
         (K, V)``, each ``(heads, n, d_head)`` (lesson 11's KV cache)."""
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
         n, mask = len(ids), causal_mask(len(ids))
-        h = self.wte[ids] + self.wpe[:n]
+        h = self.wte[ids] + self.wpe[:n]  # (n, d_model)
         cache = []
         for b in self.blocks:
             q, k, v = self._qkv(b, h)
@@ -372,7 +366,7 @@ class GPT:
         for b, (K, V) in zip(self.blocks, cache):
             q, k, v = self._qkv(b, h)
             K, V = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)
-            new.append((K, V))
+            new.append((K, V))  # each (heads, pos + 1, d_head)
             out, _ = scaled_dot_product_attention(q, K, V)  # all cached keys: earlier
             h = self._finish(b, h, out, ())
         return self.unembed(h[0]), new
@@ -499,10 +493,10 @@ def decode_timings(model: GPT, lengths, steps: int = 8, repeats: int = 10,
     is a mean of ``steps`` calls timed on their own (the prefill repeated).
     After a warm-up, every call is repeated in ``repeats`` rounds (each round
     goes through all of them) and its best time is kept, with one BLAS thread
-    (:mod:`helpers.timing`): a busy moment of the machine then spoils one
+    (:mod:`helpers.runtime.timing`): a busy moment of the machine then spoils one
     call of one round, not a whole figure.
     """
-    from helpers.timing import one_blas_thread
+    from helpers.runtime.timing import one_blas_thread
 
     rng = np.random.default_rng(seed)
     calls = []  # (length index, kind, fn): one prefill, then one call per step

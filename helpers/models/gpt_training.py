@@ -42,8 +42,16 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers import induction
-from helpers.timing import blas_threads
+from helpers.models.layers import layer_norm_backward, layer_norm_cached
+from helpers.models.repeats import (
+    copy_losses,
+    markov_windows,
+    prefix_matching,
+    previous_token,
+    repeat_window,
+    repeated_ids,
+)
+from helpers.runtime.timing import blas_threads
 
 __all__ = ["CONFIG", "PROBE_SEEDS", "RECIPE", "init_params", "forward", "AdamW",
            "loss_and_grads", "learning_rate", "markov_windows", "repeat_window",
@@ -113,24 +121,6 @@ def _shape(params):
             params["wte.weight"].shape[1])
 
 
-def _ln(x, g, b):
-    """LayerNorm over the last axis; returns the output and ``(xn, rstd)``."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    rstd = 1.0 / np.sqrt(np.square(xc).mean(axis=-1, keepdims=True) + EPS)
-    xn = xc * rstd
-    return xn * g + b, (xn, rstd)
-
-
-def _ln_back(da, g, cache):
-    """The gradients of :func:`_ln` for the output gradient ``da``:
-    ``(d input, d gain, d bias)``."""
-    xn, rstd = cache
-    dxn = da * g
-    dx = rstd * (dxn - dxn.mean(axis=-1, keepdims=True)
-                 - xn * (dxn * xn).mean(axis=-1, keepdims=True))
-    return dx, (da * xn).sum(axis=(0, 1)), da.sum(axis=(0, 1))
-
-
 def forward(params, ids, n_heads: int = 2, keep: bool = False):
     """Logits ``(batch, n_tokens, vocab)`` of ids ``(batch, n_tokens)``
     (``logits[:, t]`` predicts token ``t + 1``). With ``keep=True`` returns
@@ -142,24 +132,26 @@ def forward(params, ids, n_heads: int = 2, keep: bool = False):
     B, T = ids.shape
     H, dh = n_heads, d // n_heads
     dt = params["wte.weight"].dtype
-    mask = np.where(np.tri(T, dtype=bool), 0.0, -np.inf).astype(dt)
+    mask = np.where(np.tri(T, dtype=bool), 0.0, -np.inf).astype(dt)  # (T, T)
     scale = 1.0 / math.sqrt(dh)
-    h = params["wte.weight"][ids] + params["wpe.weight"][:T]
+    h = params["wte.weight"][ids] + params["wpe.weight"][:T]  # (B, T, d)
     layers = []
     for i in range(n_layer):
         p = f"h.{i}."
-        a, ln = _ln(h, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
+        # a: the normalised residual (B, T, d); qkv: (B, T, 3 d)
+        a, ln = layer_norm_cached(h, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
         qkv = a @ params[p + "attn.c_attn.weight"] + params[p + "attn.c_attn.bias"]
-        q, k, v = qkv.reshape(B, T, 3, H, dh).transpose(2, 0, 3, 1, 4)
-        s = (q @ k.swapaxes(-1, -2)) * dt.type(scale) + mask
+        q, k, v = qkv.reshape(B, T, 3, H, dh).transpose(2, 0, 3, 1, 4)  # (B, H, T, dh)
+        s = (q @ k.swapaxes(-1, -2)) * dt.type(scale) + mask  # (B, H, T, T)
         s -= s.max(axis=-1, keepdims=True)
         P = np.exp(s)
-        P /= P.sum(axis=-1, keepdims=True)
-        y = (P @ v).transpose(0, 2, 1, 3).reshape(B, T, d)
+        P /= P.sum(axis=-1, keepdims=True)  # (B, H, T, T) the weights
+        y = (P @ v).transpose(0, 2, 1, 3).reshape(B, T, d)  # (B, T, d)
         h = h + y @ params[p + "attn.c_proj.weight"] + params[p + "attn.c_proj.bias"]
+        #                                                  h: the residual, (B, T, d)
         layers.append((a, ln, q, k, v, P, y))
-    af, lnf = _ln(h, params["ln_f.weight"], params["ln_f.bias"])
-    logits = af @ params["wte.weight"].T
+    af, lnf = layer_norm_cached(h, params["ln_f.weight"], params["ln_f.bias"])
+    logits = af @ params["wte.weight"].T  # (B, T, vocab)
     if not keep:
         return logits
     return logits, {"ids": ids, "layers": layers, "final": (af, lnf),
@@ -201,7 +193,8 @@ def loss_and_grads(params, ids, n_heads: int = 2):
     dl = dlogits.reshape(N, V)
     g["wte.weight"] = dl.T @ af.reshape(N, d)  # the tied unembedding
     dh_ = (dl @ wte).reshape(B, T, d)
-    dh_, g["ln_f.weight"], g["ln_f.bias"] = _ln_back(dh_, params["ln_f.weight"], lnf)
+    dh_, g["ln_f.weight"], g["ln_f.bias"] = layer_norm_backward(
+        dh_, params["ln_f.weight"], lnf)
     scale = wte.dtype.type(c["scale"])
     for i in reversed(range(n_layer)):
         p = f"h.{i}."
@@ -222,7 +215,7 @@ def loss_and_grads(params, ids, n_heads: int = 2):
         g[p + "attn.c_attn.weight"] = a.reshape(N, d).T @ dqkv
         g[p + "attn.c_attn.bias"] = dqkv.sum(axis=0)
         da = (dqkv @ params[p + "attn.c_attn.weight"].T).reshape(B, T, d)
-        dx, g[p + "ln_1.weight"], g[p + "ln_1.bias"] = _ln_back(
+        dx, g[p + "ln_1.weight"], g[p + "ln_1.bias"] = layer_norm_backward(
             da, params[p + "ln_1.weight"], ln)
         dh_ = dh_ + dx
     flat = dh_.reshape(N, d)
@@ -279,39 +272,6 @@ def learning_rate(step: int, recipe) -> float:
 
 
 # -- the data -----------------------------------------------------------------------
-def markov_windows(rng, batch: int, T: int, vocab: int = 128, alphabet=(6, 24),
-                   follow: float = 0.65) -> np.ndarray:
-    """In-context Markov chains, ``(batch, T)`` ids: each row is
-    ``<|endoftext|>``, then a walk on an alphabet of ``alphabet`` random words
-    (new in every row) arranged in one random cycle; each word is followed by
-    the next on the cycle with probability ``follow``, else by a random word
-    of the alphabet. No word predicts another across rows: only finding the
-    current word earlier in the row, and reading what came after it, helps."""
-    k = rng.integers(alphabet[0], alphabet[1] + 1, size=(batch, 1))
-    words = 1 + np.argsort(rng.random((batch, vocab - 1)), axis=1)  # the cycles
-    n = T - 1
-    jump = rng.random((batch, n)) >= follow
-    jump[:, 0] = True  # the first word is a random one
-    target = (rng.random((batch, n)) * k).astype(np.int64)  # where a jump lands
-    t = np.arange(n)
-    last = np.maximum.accumulate(np.where(jump, t, 0), axis=1)  # the last jump
-    at = np.take_along_axis(target, last, axis=1)
-    place = (at + t - last) % k  # steps along the cycle since the last jump
-    out = np.zeros((batch, T), dtype=np.int64)
-    out[:, 1:] = np.take_along_axis(words, place, axis=1)
-    return out
-
-
-def repeat_window(rng, T: int, vocab: int = 128, seg=(8, 20), lead=(0, 23)):
-    """A window of plain repeats, ``(T,)`` ids: ``<|endoftext|>``, ``lead``
-    random words, then, until full, ``seg`` random words written twice."""
-    out = [0] + rng.integers(1, vocab, size=rng.integers(lead[0], lead[1] + 1)).tolist()
-    while len(out) < T:
-        s = rng.integers(1, vocab, size=rng.integers(seg[0], seg[1] + 1)).tolist()
-        out += s + s
-    return np.array(out[:T], dtype=np.int64)
-
-
 def _at(step, setting):
     """A setting that may change during training: a number, or ``((from_step,
     value), ...)`` in order of steps, the last one reached applies."""
@@ -340,12 +300,12 @@ def probe_scores(params, n_heads: int = 2, seeds=PROBE_SEEDS, vocab: int = 128):
     """On the probes (one per seed, in one padded batch: a causal model never
     sees the padding): ``{"copy1", "copy2"}`` the mean first- and second-copy
     loss, ``"prev"``, ``"pm"`` every head's previous-token and prefix-matching
-    score ``(n_layers, n_heads)`` (:mod:`helpers.induction`)."""
+    score ``(n_layers, n_heads)`` (:mod:`helpers.analysis.induction`)."""
     probes = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         L, prefix = int(rng.integers(8, 21)), int(rng.integers(0, 24))
-        probes.append((*induction.repeated_ids(vocab, L, prefix, seed), L))
+        probes.append((*repeated_ids(vocab, L, prefix, seed), L))
     n_max = max(len(p[0]) for p in probes)
     ids = np.zeros((len(probes), n_max), dtype=np.int64)
     for b, (x, _, _) in enumerate(probes):
@@ -359,9 +319,9 @@ def probe_scores(params, n_heads: int = 2, seeds=PROBE_SEEDS, vocab: int = 128):
     for b, (x, start, L) in enumerate(probes):
         n = len(x)
         nll = -logp[b, np.arange(n - 1), x[1:]]
-        copies.append(induction.copy_losses(nll, start, L))
-        prev.append(induction.previous_token(A[b, :, :, :n, :n]))
-        pm.append(induction.prefix_matching(A[b, :, :, :n, :n], start, L))
+        copies.append(copy_losses(nll, start, L))
+        prev.append(previous_token(A[b, :, :, :n, :n]))
+        pm.append(prefix_matching(A[b, :, :, :n, :n], start, L))
     c1, c2 = np.mean(copies, axis=0)
     return {"copy1": float(c1), "copy2": float(c2),
             "prev": np.mean(prev, axis=0), "pm": np.mean(pm, axis=0)}
@@ -518,7 +478,7 @@ LOG_COLUMNS = ("step", "seconds", "train_loss", "copy1_loss", "copy2_loss")
 
 def write_log(path, log) -> None:
     """``training_log.csv``: one row per measurement, ``prev_L_H`` and
-    ``pm_L_H`` per head (``helpers.induction.training_log`` reads it)."""
+    ``pm_L_H`` per head (``helpers.analysis.induction.training_log`` reads it)."""
     nl, nh = log[0]["prev"].shape
     heads = [f"{la}_{hd}" for la in range(nl) for hd in range(nh)]
     with open(path, "w", newline="") as f:
@@ -538,9 +498,9 @@ def _probe_losses(model, ablate=()):
     for seed in PROBE_SEEDS:
         rng = np.random.default_rng(seed)
         L, prefix = int(rng.integers(8, 21)), int(rng.integers(0, 24))
-        ids, start = induction.repeated_ids(model.vocab_size, L, prefix, seed)
+        ids, start = repeated_ids(model.vocab_size, L, prefix, seed)
         nll = model.run(ids, ablate=ablate).loss_per_position()
-        pairs.append(induction.copy_losses(nll, start, L))
+        pairs.append(copy_losses(nll, start, L))
     return np.mean(pairs, axis=0)
 
 

@@ -13,7 +13,7 @@ as a leading batch dimension.
 
 Usage (the contract the lesson and the tests rely on)::
 
-    from helpers.models import pretrained   # or: from helpers import pretrained
+    from helpers.models import pretrained
     model = pretrained.load()        # or load("folder/with/the/two/files")
     run = model.run("The boat drifted to the river bank.")
     run.tokens      # list[str]: word pieces, "[CLS]" first and "[SEP]" last
@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers.attention import causal_mask, scaled_dot_product_attention
+from helpers.models.layers import layer_norm
 
 __all__ = [
     "MAX_TOKENS",
@@ -132,17 +133,6 @@ def gelu(x) -> np.ndarray:
     out = np.maximum(x, dt(0.0))
     out -= c
     return out
-
-
-def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """LayerNorm over the last axis: ``(x - mean) / sqrt(var + eps) * gamma + beta``."""
-    x = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(np.square(x), axis=-1, keepdims=True)
-    var += LAYER_NORM_EPS
-    x *= 1.0 / np.sqrt(var)
-    x *= gamma
-    x += beta
-    return x
 
 
 # --- the result of one forward pass ------------------------------------------
@@ -284,10 +274,10 @@ class PretrainedModel:
     def embed(self, ids: np.ndarray) -> np.ndarray:
         """(n,) word-piece ids -> (n, d_model): word + position + segment, LayerNorm."""
         n = len(ids)
-        x = self.word_embeddings[ids]
+        x = self.word_embeddings[ids]  # (n, d_model)
         x += self.position_embeddings[:n]
         x += self.type_embedding
-        return _layer_norm(x, *self.embedding_norm)
+        return layer_norm(x, *self.embedding_norm, LAYER_NORM_EPS)
 
     def layer(self, i: int, x: np.ndarray, mask=None):
         """Layer ``i`` on ``x`` (n, d_model): returns ``(new x, weights (h, n, n))``.
@@ -305,26 +295,27 @@ class PretrainedModel:
         """
         L = self.layers[i]
         n, h, d_k = x.shape[0], self.n_heads, self.d_k
-        qkv = x @ L["W_QKV"]
+        qkv = x @ L["W_QKV"]  # (n, 3 d_model)
         qkv += L["b_QKV"]
         # (n, 3 d_model) -> (3, h, n, d_k): Q, K and V with the heads in front
         qkv = qkv.reshape(n, 3, h, d_k).transpose(1, 2, 0, 3)
         heads, weights = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], mask=mask)
-        merged = heads.transpose(1, 0, 2).reshape(n, h * d_k)
+        # heads (h, n, d_k), weights (h, n, n)
+        merged = heads.transpose(1, 0, 2).reshape(n, h * d_k)  # (n, d_model)
         W, b = L["W_O"]
-        update = merged @ W
+        update = merged @ W  # (n, d_model)
         update += b
         update += x
-        x = _layer_norm(update, *L["norm1"])
+        x = layer_norm(update, *L["norm1"], LAYER_NORM_EPS)  # (n, d_model)
         W, b = L["W_in"]
-        inner = x @ W
+        inner = x @ W  # (n, d_mlp)
         inner += b
         inner = gelu(inner)
         W, b = L["W_out"]
-        update = inner @ W
+        update = inner @ W  # (n, d_model)
         update += b
         update += x
-        return _layer_norm(update, *L["norm2"]), weights
+        return layer_norm(update, *L["norm2"], LAYER_NORM_EPS), weights
 
     def run(self, text: str, max_tokens: int | None = None,
             causal: bool = False) -> Run:
@@ -392,7 +383,8 @@ def word_vectors(model: PretrainedModel, sentences, word: str) -> np.ndarray:
                                               np.float32)
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit_rows(v: np.ndarray) -> np.ndarray:
+    """``v`` with every row (last axis) scaled to length 1."""
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
@@ -402,8 +394,8 @@ def nearest_centroid(vectors: np.ndarray, centroids: np.ndarray):
     vectors : (..., d);  centroids : (k, d).
     Returns ``(cosines (..., k), nearest (...,) int)``.
     """
-    v = _unit(np.asarray(vectors, np.float64))
-    cos = v @ _unit(np.asarray(centroids, np.float64)).T
+    v = unit_rows(np.asarray(vectors, np.float64))
+    cos = v @ unit_rows(np.asarray(centroids, np.float64)).T
     return cos, np.argmax(cos, axis=-1)
 
 

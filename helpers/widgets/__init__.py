@@ -53,7 +53,7 @@ box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
 ``attn-layer``, ...); ``attn-projector`` on an explorer in projection mode.
 
-Sizes (issue 39; ``base.Explorer._fit_screen``, numbers in ``helpers.style``):
+Sizes (issue 39; ``base.Explorer._fit_screen``, numbers in ``helpers.figures.style``):
 a picture is shown at its own pixels, never stretched to the cell's width,
 and every explorer of the table fits a laptop's notebook area whole (1366 x
 768 in JupyterLab: controls, picture and message). The rule is in the base
@@ -68,7 +68,7 @@ feature-column heatmap), ``saving`` (the PNG and CSV of ``save``),
 the token picker), ``toy`` (the lessons' sentences and hand-built heads),
 ``base`` (the explorer base: ``Explorer``, ``SentenceExplorer``, ``State``),
 then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
-``lesson13``, the numbers of ``checks/lessonNN.py``);
+``lesson14``, the numbers of ``checks/lessonNN.py``);
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
 explorers (lesson, title, factory, one-line instruction): the playground's
 pages (:class:`PageMenu`), the widget tests and the widget benchmark read
@@ -184,12 +184,12 @@ class PageMenu(ipywidgets.VBox):
     arguments that makes it: it is made when first shown (``.page_at(i)``),
     so that the first page is ready at once and a page nobody opens costs
     nothing (the playground makes one explorer, not 17, before it shows).
-    In projection mode (``helpers.style``) the
+    In projection mode (``helpers.figures.style``) the
     menu carries the DOM class ``attn-projector`` and grows with the
     explorers' controls."""
 
     def __init__(self, titles, pages, description="Explorer:"):
-        from helpers import style
+        from helpers.figures import style
         from helpers.widgets.controls import fit_dropdown
 
         self.pages = list(pages)

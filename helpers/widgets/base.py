@@ -47,7 +47,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers import style
+from helpers.figures import style
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving
 from helpers.widgets.access import make_access
@@ -180,7 +180,7 @@ class Explorer(widgets.VBox):
     # -- machinery -------------------------------------------------------
     def _new_figure(self):
         """Build the figure at the resolution of the current sizes
-        (``helpers.style``): ``.figure``, its canvas and ``.artists``."""
+        (``helpers.figures.style``): ``.figure``, its canvas and ``.artists``."""
         self.figure = Figure(figsize=self.figsize, dpi=self._dpi())
         self._canvas = FigureCanvasAgg(self.figure)
         self._bg_cache.clear()
@@ -221,7 +221,7 @@ class Explorer(widgets.VBox):
         With ``draw_for_screen`` the picture is also drawn for the screen it
         is on: the front end tells the room the picture has (``access.room``)
         and the picture is drawn at the resolution that fills it, between
-        :data:`helpers.style.MIN_SCREEN_DPI` (labels of 9 px or more) and
+        :data:`helpers.figures.style.MIN_SCREEN_DPI` (labels of 9 px or more) and
         ``MAX_SCREEN_DPI``, so that a short screen shows it at its own
         pixels instead of scaling it down, and a large one uses its room."""
         self.chrome_px = float(chrome_px)
@@ -280,7 +280,7 @@ class Explorer(widgets.VBox):
 
     def redraw(self):
         """Draw the current state again, rebuilding the figure first when the
-        sizes (``helpers.style.projector``) changed since it was built."""
+        sizes (``helpers.figures.style.projector``) changed since it was built."""
         self._fit_screen()
         if self.figure.dpi != self._dpi():
             self._new_figure()

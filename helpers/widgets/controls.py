@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from helpers import lexicon
+from helpers.world import lexicon
 from helpers.widgets.engine import display_label
 
 

@@ -4,7 +4,7 @@ A figure is built once; an update changes the data of its artists, restores
 a cached background (axes frames, colour bar) and draws only what changed.
 Labels are rasterised with a cached font renderer and the PNG is written by
 a small encoder whose output depends only on the pixels. No text is
-smaller than 10 pixels (sizes from ``helpers.style``; projection mode draws
+smaller than 10 pixels (sizes from ``helpers.figures.style``; projection mode draws
 at a higher resolution). Pictures update in
 6-11 ms instead of the 90-250 ms of a new pyplot figure (lesson 04's
 explorer, measured by ``tests/benchmarks/bench_widgets.py``).
@@ -37,17 +37,17 @@ import numpy as np
 from matplotlib.colors import to_rgba
 from matplotlib.font_manager import FontProperties, findfont, get_font
 
-from helpers import style
-from helpers.plots import short_label
+from helpers.figures import style
+from helpers.figures.common import short_label
 
 #: Resolution of the pictures (pixels per inch) in normal mode; projection
-#: mode (``helpers.style.projector()``) draws them at a higher one.
+#: mode (``helpers.figures.style.projector()``) draws them at a higher one.
 DPI = style.NORMAL.explorer_dpi
 #: Token labels longer than this are cut and end in an ellipsis.
 LABEL_CHARS = 14
 #: Size of the feature-name labels (lessons 01, 02), in points of these
 #: DPI-80 pictures: 10 pt here is 11 pixels, the size of the 8 pt labels of
-#: helpers.plots at the notebooks' 100 dpi (readable on a projector).
+#: helpers.figures.plots at the notebooks' 100 dpi (readable on a projector).
 FEATURE_LABEL_SIZE = style.LABEL_PT
 #: Numbers on bars and in heatmap cells; axis titles, ticks and legends
 #: (points; 9 pt is 10 px at DPI).

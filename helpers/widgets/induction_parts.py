@@ -26,13 +26,14 @@ _model = None
 
 
 def shared_model():
-    """``(model, "")`` or ``(None, why)``: ``helpers.induction.load()`` once."""
+    """``(model, "")`` or ``(None, why)``: ``helpers.analysis.induction.load()``
+    once."""
     global _model
     if _model is not None:
         return _model, ""
 
     def load():
-        from helpers import induction
+        from helpers.analysis import induction
 
         return induction.load()
 
@@ -43,7 +44,7 @@ def shared_model():
 def random_text(model, seed: int, length: int = REPEAT, prefix: int = PREFIX) -> str:
     """``prefix`` random words, then ``length`` random words written twice;
     all ``prefix + length`` words different (drawn without replacement)."""
-    from helpers import induction
+    from helpers.analysis import induction
 
     ids, _ = induction.repeated_ids(model.vocab_size, length, prefix, seed,
                                     distinct=True)
@@ -100,7 +101,7 @@ def late_copies(ids) -> np.ndarray:
     """The queries whose word's earlier occurrence sits at or after HOLDS,
     where the previous-token head no longer looks one back: ``(k,)``
     positions (empty when none)."""
-    from helpers import induction
+    from helpers.analysis import induction
 
     keys = induction.stripe_keys(ids)
     return np.flatnonzero(keys - 1 >= HOLDS)

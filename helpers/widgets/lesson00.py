@@ -50,7 +50,7 @@ class _FirstTaste(SentenceExplorer):
 def first_taste(sentence=None):
     """Lesson 00: type a sentence and see it drawn as an attention pattern.
 
-    The hand-built "adjective" head from ``helpers.heads``: each noun looks
+    The hand-built "adjective" head from ``helpers.world.heads``: each noun looks
     at the adjectives in front of it. ``.weights`` is the (n, n) pattern,
     rows = queries, columns = keys.
     """

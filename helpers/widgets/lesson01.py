@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import lexicon
+from helpers.world import lexicon
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving
 from helpers.widgets.base import SentenceExplorer, State, _empty_state

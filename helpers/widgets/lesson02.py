@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers import heads, lexicon
+from helpers.world import heads, lexicon
 from helpers.attention import softmax
 from helpers.figures import alt as alt_text
-from helpers.heads import sense_verdict
+from helpers.world.heads import sense_verdict
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.controls import _choose
 from helpers.widgets.engine import display_label

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers import heads, lexicon
+from helpers.world import heads, lexicon
 from helpers.attention import scaled_dot_product_attention
 from helpers.figures import alt as alt_text
-from helpers.heads import sense_name, sense_verdict
+from helpers.world.heads import sense_name, sense_verdict
 from helpers.widgets.base import SentenceExplorer, State, _empty_state
 from helpers.widgets.controls import _choose, fit_dropdown
 from helpers.widgets.engine import (

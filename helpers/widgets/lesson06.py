@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.collections import PatchCollection
 from matplotlib.patches import Rectangle
 
-from helpers import lexicon
+from helpers.world import lexicon
 from helpers.attention import causal_mask, softmax
 from helpers.figures import alt as alt_text
 from helpers.widgets.base import SentenceExplorer, State, _empty_state

@@ -8,7 +8,7 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
-from helpers import heads
+from helpers.world import heads
 from helpers.attention import attention_parameters, multi_head_attention
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving

@@ -11,10 +11,10 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.transforms import offset_copy
 
-from helpers import images
+from helpers.world import images
 from helpers.attention import cross_attention
 from helpers.figures.imageplots import LIGHT, MAP_MAX, brightness, caption_words
-from helpers.tokens import tokenize
+from helpers.world.tokens import tokenize
 from helpers.widgets.base import Explorer, SentenceExplorer, State
 from helpers.widgets.controls import _sentence_box, _text_box
 from helpers.widgets.engine import display_label, set_text
@@ -287,7 +287,7 @@ def image_explorer(caption=None, seed=8):
     """Lesson 08: caption words look at a picture (cross-attention).
 
     Type a caption in ``.caption`` (also ``.sentence``): every word is a
-    query, the 64 patches of the toy picture (``helpers.images``, made from
+    query, the 64 patches of the toy picture (``helpers.world.images``, made from
     ``seed``) are the keys and values. Each word that asks for something
     gets a picture of where it looks (at most ``MAX_WORDS``); words that ask
     for nothing are named under the pictures. ``.weights`` is ``A`` of

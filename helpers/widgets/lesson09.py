@@ -13,7 +13,9 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers import lexicon, style, tinymodel
+from helpers.world import lexicon
+from helpers.models import tiny as tinymodel
+from helpers.figures import style
 from helpers.figures import alt as alt_text
 from helpers.widgets.access import live_monitor_parts
 from helpers.widgets.base import SentenceExplorer, State, _empty_state, mime_bundle
@@ -147,7 +149,7 @@ class _SenseExplorer(SentenceExplorer):
 def sense_explorer(sentence=None, head=0):
     """Lesson 09: what the trained tiny model says about "bank" or "mole".
 
-    Type a sentence; the model from ``helpers.tinymodel`` (shipped weights)
+    Type a sentence; the model from ``helpers.models.tiny`` (shipped weights)
     predicts the sense of the first "bank"/"mole" (``.sense``, ``.probs``;
     the whole ``SensePrediction`` is ``.prediction``)
     and the right panel shows the probabilities; the heatmap is the learned

@@ -39,7 +39,7 @@ _model = None  # the shared model, loaded on first use
 
 
 def _shared_model():
-    """``helpers.pretrained.load()``, once per session: ``(model, "")``, or
+    """``helpers.models.pretrained.load()``, once per session: ``(model, "")``, or
     ``(None, one sentence saying why not)``. A failure is not remembered, so
     the next explorer tries again (e.g. after a download)."""
     global _model
@@ -57,7 +57,7 @@ def _shared_model():
 
 
 #: The picture: 960 x 512 pixels at the normal resolution, so that the
-#: explorer with its controls fits a laptop's notebook area (helpers.style).
+#: explorer with its controls fits a laptop's notebook area (helpers.figures.style).
 FIGSIZE = (12.0, 6.4)
 #: The all-heads grid: 2 rows of 6 heads (wide rather than tall: a laptop's
 #: screen is).

@@ -64,7 +64,7 @@ class _InductionExplorer(Explorer):
              "stripe": None, "unknown": (), "late": ()}
 
     def __init__(self, text, head):
-        from helpers import induction
+        from helpers.analysis import induction
 
         self.model, self.unavailable = parts.shared_model()
         self.induction_head, self.previous_heads = induction.copying_heads()
@@ -162,7 +162,7 @@ class _InductionExplorer(Explorer):
                   handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)})
 
     def _compute(self):
-        from helpers import induction
+        from helpers.analysis import induction
 
         head = tuple(self.head.value)
         if self.model is None:

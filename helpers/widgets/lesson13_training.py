@@ -31,7 +31,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from helpers import induction
+from helpers.analysis import induction
 from helpers.figures.common import AttentionFigure
 from helpers.figures.inductionplots import line_style
 from helpers.models import gpt_training
@@ -278,7 +278,7 @@ class TrainingPanel:
     kernel stays free: every other explorer of the lesson keeps answering
     while it trains. The label shows the steps left and the time they take
     at the pace measured so far. The run fills ``.params``, ``.log`` and
-    ``.model`` (a ``helpers.gpt`` model of the new weights: ``.model.run``,
+    ``.model`` (a ``helpers.models.gpt`` model of the new weights: ``.model.run``,
     ``ablate=``); Stop keeps the model trained so far. ``.start()`` and
     ``.stop()`` do what the buttons do; ``.wait()`` waits for the end."""
 

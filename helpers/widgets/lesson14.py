@@ -32,7 +32,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 import numpy as np
 
-from helpers import recall as R
+from helpers.world import recall as R
 from helpers.widgets.base import Explorer, State
 from helpers.widgets.controls import fit_dropdown
 from helpers.widgets.engine import _has_glyph, display_label

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from helpers import recall as R
+from helpers.world import recall as R
 from helpers.widgets.engine import display_label
 
 D = 16  # d_k = d_v of every memory here

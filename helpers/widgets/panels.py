@@ -12,8 +12,8 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
 
-from helpers import lexicon
-from helpers.plots import number_text
+from helpers.world import lexicon
+from helpers.figures.common import number_text
 from helpers.widgets.engine import (
     AXIS_SIZE,
     FEATURE_LABEL_SIZE,

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from helpers import lexicon
+from helpers.world import lexicon
 from helpers.widgets.engine import display_label
 from helpers.widgets.policy import MAX_TOY_TOKENS
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from helpers import style
+from helpers.figures import style
 from helpers.widgets.access import FOCUS_CSS
 
 
@@ -15,7 +15,7 @@ from helpers.widgets.access import FOCUS_CSS
 #: stylesheet (fixed text, no user input in it) lets the message line wrap.
 #: Each explorer carries its own copy, so it wraps wherever it is shown.
 #: It also scales the controls of an explorer in projection mode (DOM class
-#: ``attn-projector``, ``helpers.style.projector()``) with its picture: the
+#: ``attn-projector``, ``helpers.figures.style.projector()``) with its picture: the
 #: ipywidgets sizes (font, line height, widths, slider handle) are CSS
 #: variables, the same in ipywidgets 7.7 and 8, and widths given in em follow
 #: the font.

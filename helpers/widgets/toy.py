@@ -1,5 +1,5 @@
 """The toy world the explorers of lessons 00-07 share: the lessons' example
-sentences and their hand-built heads (``helpers.heads``)."""
+sentences and their hand-built heads (``helpers.world.heads``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from helpers import heads
+from helpers.world import heads
 
 
 def _sentence(key: str) -> str:

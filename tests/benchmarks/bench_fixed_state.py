@@ -41,10 +41,10 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 
-from helpers import recall as R  # noqa: E402
+from helpers.world import recall as R  # noqa: E402
 from helpers.attention import (kv_cache_bytes, linear_attention,  # noqa: E402
                                scaled_dot_product_attention, softmax, state_bytes)
-from helpers.timing import best_ms, one_blas_thread  # noqa: E402
+from helpers.runtime.timing import best_ms, one_blas_thread  # noqa: E402
 
 #: Qwen3-Next-80B-A3B's config.json (Hugging Face, Qwen/Qwen3-Next-80B-A3B-Instruct)
 QWEN3_NEXT = {"num_hidden_layers": 48, "full_attention_interval": 4,
@@ -168,7 +168,7 @@ def widget_table(n=30):
 
 
 def gate_table():
-    from helpers import recall
+    from helpers.world import recall
 
     print("6. the gate alpha, delta rule")
     for a in (1.0, 0.95, 0.9, 0.8):

@@ -93,7 +93,7 @@ def main():
     folder = snapshot()
     model = pretrained.load(folder)
     n = len(model.run(TEXT).tokens)
-    ours = {"numpy (helpers.pretrained)": lambda: model.run(TEXT)}
+    ours = {"numpy (helpers.models.pretrained)": lambda: model.run(TEXT)}
     run_torch, note = torch_runner(folder, args.threads)
     if run_torch is not None:
         ours["torch BertModel (eager)"] = lambda: run_torch(TEXT)

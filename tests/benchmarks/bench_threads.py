@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from helpers.models import gpt_training  # noqa: E402
-from helpers.timing import blas_threads  # noqa: E402
+from helpers.runtime.timing import blas_threads  # noqa: E402
 
 FULL_RUN = 10_750  # the live recipe's steps, its phase change at 6,250
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from helpers import tinymodel as tm  # noqa: E402
+from helpers.models import tiny as tm  # noqa: E402
 
 
 def main(argv=None):

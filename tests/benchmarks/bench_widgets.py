@@ -161,7 +161,7 @@ def _scale_settings():
 
 
 def _fresh_sentences(n, seed=0):
-    from helpers.lexicon import load_lexicon
+    from helpers.world.lexicon import load_lexicon
 
     words = [w for w in load_lexicon().words if w.isalpha()]
     rng = np.random.default_rng(seed)

@@ -109,7 +109,7 @@ def test_every_lesson_as_stored(lab_server, lab_page):
 #: The cells of the projector check: an explorer, its picture's size at the
 #: normal sizes printed, then projection mode switched on (it redraws).
 PROJECTOR_CELLS = (
-    "from helpers import style, widgets\n"
+    "from helpers import widgets; from helpers.figures import style\n"
     "from helpers.widgets.base import png_size\n"
     "ex = widgets.pattern_explorer()\n"
     "ex.flush()\n"

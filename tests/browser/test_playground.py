@@ -87,7 +87,7 @@ SCREENS = {"1080p": {"width": 1920, "height": 1080},
            "720p": {"width": 1280, "height": 720}}
 
 #: Projection mode draws the controls' text this much larger than
-#: ipywidgets' 13 px (the pictures: helpers.style.PROJECTOR.scale).
+#: ipywidgets' 13 px (the pictures: helpers.figures.style.PROJECTOR.scale).
 MIN_CONTROL_PX = 13 * 1.4
 
 #: ``el => [problem, ...]``: text of the controls under ``el`` smaller than

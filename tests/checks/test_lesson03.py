@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import checks, lexicon
+from helpers import checks
+from helpers.world import lexicon
 from helpers.attention import softmax
 from tools.solutions import lesson03
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from conftest import model_available
-from helpers import checks, pretrained
+from helpers import checks
+from helpers.models import pretrained
 from helpers.attention import scaled_dot_product_attention, softmax
 from tools.solutions import lesson10
 

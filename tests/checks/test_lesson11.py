@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from helpers import checks, gpt
+from helpers import checks
+from helpers.models import gpt
 from helpers.attention import scaled_dot_product_attention, softmax
 from tools.solutions import lesson11
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from helpers import lexicon
+from helpers.world import lexicon
 
 CHECKERS = {"one_score": "check_one_score", "scores": "check_scores",
             "chemistry_head": "check_chemistry_head"}

@@ -9,7 +9,7 @@ Two pieces of machinery, numpy only, that return numbers (the notebook draws):
    *unembedding* turns the last row ``E'_last`` into one logit per candidate
    word, then softmax turns the logits into probabilities.
 2. **Without the mask the model cheats.** ``cheat_experiment`` trains the
-   next-word model of ``helpers.tinymodel`` twice, on the same text from the
+   next-word model of ``helpers.models.tiny`` twice, on the same text from the
    same seeds, once with the causal mask (lesson 06) and once without, and
    measures both honestly: each next token predicted from its prefix only,
    the way generation has to work.
@@ -27,7 +27,7 @@ depend on where it will stand). Then::
 So a word scores high when its own embedding points the same way as the
 last vector: the features the context wrote into ``E'_last`` vote for the
 words that have those features. GPT-2 uses the same trick ("tied"
-embeddings, ``run.logits = ln_f(h) @ wte.T`` in ``helpers.gpt``), and it
+embeddings, ``run.logits = ln_f(h) @ wte.T`` in ``helpers.models.gpt``), and it
 saves a whole second ``(vocab, d_model)`` matrix.
 """
 
@@ -38,10 +38,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from helpers import lexicon
-from helpers import tinymodel as tm
+from helpers.world import lexicon
+from helpers.models import tiny as tm
 from helpers.attention import causal_mask, softmax
-from helpers.heads import _CONTENT_FIELDS, Head, _select, _up, run_head
+from helpers.world.heads import (
+    CONTENT_FIELDS,
+    Head,
+    read_features,
+    run_head,
+    write_features,
+)
 
 __all__ = [
     "DEFAULT_VOCAB",
@@ -103,10 +109,10 @@ def subject_head(strength: float = 4.0, update: float = 2.0) -> Head:
     W_K = np.zeros((lexicon.D_MODEL, 1))
     W_Q[_F["verb"], 0] = strength  # sqrt(d_k) = 1
     W_K[_F["noun"], 0] = 1.0
-    carried = ("noun",) + _CONTENT_FIELDS
-    return Head("subject", W_Q, W_K, _select(carried), "verbs look for the "
+    carried = ("noun",) + CONTENT_FIELDS
+    return Head("subject", W_Q, W_K, read_features(carried), "verbs look for the "
                 "nouns of their sentence (who or what it is about)",
-                _up(carried, update))
+                write_features(carried, update))
 
 
 def unembedding(vocab=None) -> tuple[list[str], np.ndarray]:
@@ -225,7 +231,7 @@ class CheatRun:
     generated : list[str]  the prompt's continuation, token by token
                            (sampled, seeded; see ``generate``)
     seconds : float        wall-clock time of the training loop
-    params : dict          the trained weights (``helpers.tinymodel`` layout)
+    params : dict          the trained weights (``helpers.models.tiny`` layout)
     """
 
     causal: bool
@@ -295,7 +301,7 @@ def generate(params, prompt, n_tokens: int, window: int, temperature: float = 1.
 
 
 def _penalty(params, l2):
-    """The weight-decay term ``l2/2 * sum W^2`` that ``tinymodel`` adds."""
+    """The weight-decay term ``l2/2 * sum W^2`` that ``helpers.models.tiny`` adds."""
     return 0.5 * l2 * sum(float(np.sum(params[k] ** 2))
                           for k in tm.array_names(params) if k.startswith("W_"))
 
@@ -316,10 +322,10 @@ def cheat_experiment(text=None, steps: int | None = None, seed: int = 0,
 
     ``text``: space-separated tokens ("the cat sleeps . the dogs run ."),
     or None for ``CHEAT_SETTINGS["n_sentences"]`` sentences of the tiny
-    model's grammar (``tinymodel.make_grammar_corpus(n, seed)``). The first
+    model's grammar (``tiny.make_grammar_corpus(n, seed)``). The first
     85 % of the tokens are cut into windows of 16 for training, the rest
-    is held out. Both runs start from ``tinymodel.init_params(..., seed)``
-    and see the same batches (``tinymodel.train(..., seed=seed + 1)``): the
+    is held out. Both runs start from ``tiny.init_params(..., seed)``
+    and see the same batches (``tiny.train(..., seed=seed + 1)``): the
     mask is the only difference. ``steps`` (default 400) and the other
     ``CHEAT_SETTINGS`` keys may be overridden as keywords.
 

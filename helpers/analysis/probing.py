@@ -1,4 +1,4 @@
-"""Lesson 10's measurements on the pretrained model (helpers.pretrained).
+"""Lesson 10's measurements on the pretrained model (helpers.models.pretrained).
 
 * :func:`reference_differences`: how far this numpy model is from the stored
   outputs of the reference implementation;
@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.models.pretrained import PretrainedModel, _unit
+from helpers.models.pretrained import PretrainedModel, unit_rows
 
 __all__ = ["parked_weight", "reference_differences", "same_offset_score", "sense_gap"]
 
 PARKING = ("[CLS]", "[SEP]", ".")
 
-REFERENCE = (Path(__file__).resolve().parent.parent / "tests" / "data"
+REFERENCE = (Path(__file__).resolve().parents[2] / "tests" / "data"
              / "pretrained_reference.npz")
 
 
@@ -89,7 +89,7 @@ def sense_gap(vectors: np.ndarray, senses, leave_one_out: bool = True) -> np.nda
     for k in range(len(V)):
         own = np.eye(2)[senses[k]][:, None] * leave_one_out   # take v_k out of its sum
         centroids = (sums - own * V[k][:, None]) / (counts - own[:, 0])[:, None]
-        u = _unit(V[k])[:, None, :] * _unit(centroids)
+        u = unit_rows(V[k])[:, None, :] * unit_rows(centroids)
         cos = u.sum(-1)                                        # (L+1, 2)
         gap[k] = cos[:, 0] - cos[:, 1]
     return gap

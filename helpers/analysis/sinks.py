@@ -22,7 +22,7 @@ import numpy as np
 
 from helpers.attention import (causal_mask, scaled_dot_product_attention,
                                sliding_window_mask)
-from helpers.models.gpt import GPT, gelu, layer_norm
+from helpers.models.gpt import GPT
 
 __all__ = ["held_out_windows", "keep_mask", "next_token_loss", "run_with_mask",
            "first_token_share", "kept_share", "keep_in"]
@@ -61,25 +61,19 @@ def run_with_mask(model: GPT, ids, mask) -> tuple[np.ndarray, np.ndarray]:
     per layer, each ``(n, n)`` or ``(n_heads, n, n)`` (one per head), so that
     a change can be tried in one layer or one head alone."""
     ids = np.asarray(ids, dtype=np.int64)
-    n, d = len(ids), model.d_head
+    n = len(ids)
     per_layer = isinstance(mask, (list, tuple))
     masks = list(mask) if per_layer else [mask] * len(model.blocks)
     if len(masks) != len(model.blocks):
         raise ValueError(f"one mask per layer: {len(model.blocks)} masks, "
                          f"got {len(masks)}")
-    h = model.wte[ids] + model.wpe[:n]
+    h = model.wte[ids] + model.wpe[:n]  # (n, d_model)
     attention = []
-    for b, mask in zip(model.blocks, masks):
-        x = layer_norm(h, b["ln_1.weight"], b["ln_1.bias"])
-        qkv = x @ b["attn.c_attn.weight"] + b["attn.c_attn.bias"]  # (n, 3 d_model)
-        q, k, v = qkv.reshape(n, 3, model.n_heads, d).transpose(1, 2, 0, 3)
-        out, A = scaled_dot_product_attention(q, k, v, mask=mask)  # (heads, n, d)
-        attention.append(A)
-        h = (h + out.transpose(1, 0, 2).reshape(n, model.d_model)
-             @ b["attn.c_proj.weight"] + b["attn.c_proj.bias"])
-        x = layer_norm(h, b["ln_2.weight"], b["ln_2.bias"])
-        h = h + gelu(x @ b["mlp.c_fc.weight"] + b["mlp.c_fc.bias"]) \
-            @ b["mlp.c_proj.weight"] + b["mlp.c_proj.bias"]
+    for layer, mask in enumerate(masks):  # the model's own blocks, our masks
+        q, k, v = model.qkv(layer, h)  # each (heads, n, d_head)
+        out, A = scaled_dot_product_attention(q, k, v, mask=mask)  # (heads, n, d_head)
+        attention.append(A)  # (heads, n, n)
+        h = model.finish(layer, h, out)  # (n, d_model)
     return model.unembed(h), np.stack(attention)
 
 

@@ -21,7 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from helpers.models import gpt
-from helpers.models.gpt import layer_norm
+from helpers.models.layers import layer_norm
+from helpers.models.repeats import (  # the sequences and scores training needs too
+    chance_prefix_matching,
+    copy_losses,
+    prefix_matching,
+    previous_token,
+    repeated_ids,
+)
 
 __all__ = [
     "FOLDER",
@@ -49,7 +56,7 @@ __all__ = [
     "training_log",
 ]
 
-FOLDER = Path(__file__).resolve().parents[1] / "data" / "induction"
+FOLDER = Path(__file__).resolve().parents[2] / "data" / "induction"
 
 
 # -- the model and its files ---------------------------------------------------
@@ -80,34 +87,6 @@ def training_log(path=None) -> dict:
 
 
 # -- the test text ----------------------------------------------------------------
-def repeated_ids(vocab_size: int, length: int, prefix: int = 0, seed: int = 0,
-                 distinct: bool = False):
-    """``<|endoftext|>``, ``prefix`` random ids, then ``length`` random ids
-    written twice; all drawn from ``1 .. vocab_size - 1`` with
-    ``default_rng(seed)``, with replacement, or with ``distinct`` all
-    ``prefix + length`` different (by construction: drawn without
-    replacement). Returns ``(ids, start)``: ids ``(1 + prefix + 2 length,)``
-    and ``start``, the position of the first copy's first token."""
-    rng = np.random.default_rng(seed)
-    if distinct:
-        w = rng.choice(np.arange(1, vocab_size), size=prefix + length, replace=False)
-        p, r = w[:prefix], w[prefix:]
-    else:
-        p = rng.integers(1, vocab_size, size=prefix)
-        r = rng.integers(1, vocab_size, size=length)
-    ids = np.concatenate([[gpt.BOS], p, r, r]).astype(np.int64)
-    return ids, 1 + prefix
-
-
-def copy_losses(loss: np.ndarray, start: int, length: int) -> tuple[float, float]:
-    """Mean loss on the first and on the second copy, from a run's
-    ``loss_per_position()`` ``(n - 1,)`` (``loss[t]`` predicts token ``t + 1``).
-    Each copy's first token is left out: it is random either way."""
-    first = loss[start : start + length - 1]
-    second = loss[start + length : start + 2 * length - 1]
-    return float(first.mean()), float(second.mean())
-
-
 def copying_heads(path=None):
     """``(copying head, previous-token heads)`` from ``report.json``: the head
     of layer 1 or later whose ablation costs the second copy most, and the
@@ -136,29 +115,6 @@ def stripe_keys(ids) -> np.ndarray:
 
 
 # -- scores that find heads --------------------------------------------------------
-def previous_token(attention: np.ndarray) -> np.ndarray:
-    """Previous-token score: the mean weight of query ``i`` on key ``i - 1``,
-    over ``i = 1 .. n - 1``. attention ``(..., n, n)`` -> ``(...)``."""
-    i = np.arange(1, attention.shape[-1])
-    return attention[..., i, i - 1].mean(axis=-1)
-
-
-def prefix_matching(attention: np.ndarray, start: int, length: int) -> np.ndarray:
-    """Prefix-matching score on a repeated sequence whose first copy starts at
-    ``start`` (lesson 11's :func:`helpers.models.gpt.prefix_matching_scores`):
-    the mean weight of each second-copy query ``start + length + j`` on key
-    ``start + j + 1``, the token that *followed* the same token in the first
-    copy, over ``j = 0 .. length - 2``. attention ``(..., n, n)`` -> ``(...)``."""
-    return gpt.prefix_matching_scores(attention, length, start)
-
-
-def chance_prefix_matching(start: int, length: int) -> float:
-    """What :func:`prefix_matching` gives for a head that spreads each row
-    evenly over the keys it may see (query ``q`` sees ``q + 1`` keys)."""
-    q = start + length + np.arange(length - 1)
-    return float(np.mean(1.0 / (q + 1)))
-
-
 # -- K-composition ---------------------------------------------------------------
 def _head_maps(model: gpt.GPT, layer: int, head: int):
     """``W_Q, W_K, W_V`` ``(d_model, d_head)`` with ``ln_1``'s gain folded in,

@@ -44,7 +44,7 @@ def setup_notebook(colab_home: str | None = None) -> None:
     Silent, and safe to call again."""
     if colab_home and "google.colab" in sys.modules:
         os.chdir(os.path.join(colab_home, "notebooks"))
-    from helpers.timing import blas_threads
+    from helpers.runtime.timing import blas_threads
 
     blas_threads().hold()
     np.set_printoptions(precision=3, suppress=True)

@@ -1,9 +1,11 @@
 """Pictures of attention: labelled heatmaps, head grids, vector views and charts.
 
-This module gathers the figures of ``helpers.figures`` under one name
-(``from helpers import plots``): heatmaps in ``figures.heatmaps``, vectors
-as bars and strips in ``figures.vectors``, bars and curves in ``figures.charts``,
-what they share in ``figures.common``.
+This module only gathers the figures of ``helpers.figures`` under one name,
+the notebooks' (``from helpers.figures import plots``): heatmaps in
+``figures.heatmaps``, vectors as bars and strips in ``figures.vectors``, bars
+and curves in ``figures.charts``, what they share in ``figures.common``. No
+module of ``helpers`` imports it: each imports the module that defines what
+it uses (``tests/test_structure.py`` checks).
 
 Every function takes arrays and labels and returns a matplotlib ``Figure``;
 none of them computes attention. Figures are built without pyplot, so calling
@@ -62,7 +64,7 @@ __all__ = [
     "sense_by_layer",
     "vector_view",
     "model_heads",
-    # also used under this name (diagrams, widgets, tests)
+    # also used under this name (the tests)
     "KEY_LABEL",
     "MASKED_COLOUR",
     "MAX_ANNOTATED_CELLS",

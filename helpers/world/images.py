@@ -45,7 +45,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from helpers.tokens import tokenize
+from helpers.world.tokens import tokenize
 
 __all__ = [
     "BACKGROUND", "COLOURS", "D_MODEL", "FEATURES", "FUNCTION_WORDS", "GRID",
@@ -172,7 +172,7 @@ def patch_grid(row) -> np.ndarray:
 def embed_caption(text) -> SimpleNamespace:
     """Caption words in the patches' feature space.
 
-    ``text``: a string (cut with ``helpers.tokens.tokenize``) or a list of
+    ``text``: a string (cut with ``helpers.world.tokens.tokenize``) or a list of
     words. Returns ``tokens`` (lowercase words), ``E`` (n_words, D_MODEL):
     a word of VOCABULARY is 1 on its feature, every other word all zeros;
     ``asks`` (n_words,) bool, True where a word names a feature;

@@ -4,8 +4,6 @@ Lessons 1-8 use hand-built matrices; this module shows where real ones come
 from. Everything here is small enough to read and fast enough to train in a
 few seconds on a laptop.
 
-The model's equations are in ``helpers.models.tiny``'s docstring.
-
 Two synthetic tasks, both generated from a seeded generator (no download):
 
 * task (a), word sense: sentences containing "bank" or "mole"; topic words
@@ -18,19 +16,18 @@ Two synthetic tasks, both generated from a seeded generator (no download):
   several words back ("the moles near the cat dig ."); learned embeddings,
   causal mask, a prediction for every prefix at once.
 
-This module gathers the pieces under one name (``from helpers import
-tinymodel as tm``): the model is ``helpers.models.tiny`` (numpy only), the
-corpora and batches ``helpers.models.tiny_corpus``, training
-``helpers.models.tiny_training`` and the weights file
-``helpers.models.tiny_io``. Run ``python -m tools.make_tinymodel`` to retrain
-the sense model from its seed and rewrite ``data/tinymodel_weights.npz``
-(the same arrays; on one machine,
-the same bytes twice).
+This package is lesson 09's model (``from helpers.models import tiny as
+tm``); its ``__init__`` gathers the pieces under that one name: the model in
+``model`` (numpy only; its equations are in that module's docstring), the
+corpora and batches in ``corpus``, training in ``training`` and the weights
+file in ``weights``. Run ``python -m tools.make_tinymodel`` to retrain the
+sense model from its seed and rewrite ``data/tinymodel_weights.npz`` (the
+same arrays; on one machine, the same bytes twice).
 """
 
 from __future__ import annotations
 
-from helpers.models.tiny import (
+from helpers.models.tiny.model import (
     array_names,
     attention_backward,
     embed_ids,
@@ -46,7 +43,7 @@ from helpers.models.tiny import (
     SensePrediction,
     softmax_backward,
 )
-from helpers.models.tiny_corpus import (
+from helpers.models.tiny.corpus import (
     AMBIGUOUS_PHRASES,
     CLASSES,
     FILLERS,
@@ -73,13 +70,13 @@ from helpers.models.tiny_corpus import (
     make_sense_corpus,
     tokenize,
 )
-from helpers.models.tiny_io import (
+from helpers.models.tiny.weights import (
     DEFAULT_WEIGHTS,
     load_params,
     load_trained,
     save_params,
 )
-from helpers.models.tiny_training import (
+from helpers.models.tiny.training import (
     SENSE_SETTINGS,
     held_out_sense,
     train,

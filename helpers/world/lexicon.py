@@ -42,7 +42,7 @@ Unknown words
 -------------
 A token that is not in the table keeps 1.0 on the ``unknown`` feature, so
 it always stays visibly a guess. If its *form* gives it away, the rest of
-the row is a best guess (``guess_word``, rules in ``helpers.wordforms``),
+the row is a best guess (``guess_word``, rules in ``helpers.world.wordforms``),
 resting on a known base word when one is found: "tunnels" looks like the
 plural of a known noun and borrows its fields; "blew" is an irregular form
 of "blow" (WordNet's exception lists, ``data/irregular_forms.csv``);
@@ -57,17 +57,17 @@ say which ones they were; ``guess_word`` says what was guessed and why.
 
 Positions
 ---------
-See ``positional_encoding`` (``helpers.positions``): ``N_POS_DIMS`` columns
+See ``positional_encoding`` (``helpers.world.positions``): ``N_POS_DIMS`` columns
 of sines and cosines that tell a head *where* a token is, so that a head can
 "look at the previous token". ``embed(..., positions=False)`` leaves those
 columns at zero.
 
 Where the pieces live: the columns and ``make_vector`` in
-``helpers.features``, ``tokenize`` in ``helpers.tokens``, positions in
-``helpers.positions``; this module holds the table (``Lexicon``,
+``helpers.world.features``, ``tokenize`` in ``helpers.world.tokens``, positions in
+``helpers.world.positions``; this module holds the table (``Lexicon``,
 ``load_lexicon``, ``lookup``, ``embed``, guessing unknown words with the
-spelling rules of ``helpers.wordforms``, similarity)
-and re-exports the rest, so ``from helpers.lexicon import ...`` keeps working.
+spelling rules of ``helpers.world.wordforms``, similarity)
+and re-exports the rest, so ``from helpers.world.lexicon import ...`` keeps working.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.features import (
+from helpers.world.features import (
     _FEATURE_INDEX,
     D_MODEL,
     FEATURES,
@@ -93,14 +93,14 @@ from helpers.features import (
     feature_names,
     make_vector,
 )
-from helpers.positions import (
+from helpers.world.positions import (
     N_POS_DIMS,
     POS_AMPLITUDE,
     POS_PERIODS,
     positional_encoding,
 )
-from helpers.tokens import _is_number, _is_token_form, tokenize
-from helpers.wordforms import guess_form
+from helpers.world.tokens import _is_number, _is_token_form, tokenize
+from helpers.world.wordforms import guess_form
 
 __all__ = [
     "POS_TAGS",
@@ -131,7 +131,7 @@ __all__ = [
 ]
 
 #: Where the table lives (``data/lexicon.csv`` next to ``helpers/``).
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "lexicon.csv"
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "data" / "lexicon.csv"
 
 #: Irregular forms of the table's words ("blew" -> "blow"), from WordNet's
 #: exception lists (``tools/make_irregular_forms.py``; see data/README.md).
@@ -228,7 +228,7 @@ class Lexicon:
         known word it seems to come from (None if only the ending told),
         ``why`` a short phrase such as ``"plural or -s form of 'tunnel'"``,
         ``"irregular verb form of 'blow'"`` or ``"compound of 'door' +
-        'bell'"`` (the rules: ``helpers.wordforms``). Known words and
+        'bell'"`` (the rules: ``helpers.world.wordforms``). Known words and
         numbers return None (nothing to guess).
         """
         if not isinstance(word, str) or word in self:

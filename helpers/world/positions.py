@@ -2,7 +2,7 @@
 
 ``positional_encoding(n)`` gives ``N_POS_DIMS`` columns of sines and cosines
 that tell a head *where* a token is, so that a head can "look at the previous
-token". ``helpers.lexicon.embed`` appends them after the word's features
+token". ``helpers.world.lexicon.embed`` appends them after the word's features
 (``embed(..., positions=False)`` leaves them at zero), and the tiny model of
 lesson 09 adds the same clock hands to its learned embeddings.
 
@@ -49,7 +49,7 @@ def positional_encoding(n: int) -> np.ndarray:
     rotation, i.e. a matrix. So a query matrix can turn "I am at i" into
     "I look for i - 1", and the dot product with the key "I am at j" is
     largest exactly when j = i - 1: that is the previous-token head in
-    ``helpers.heads``. (The dot product of two positions depends only on
+    ``helpers.world.heads``. (The dot product of two positions depends only on
     the distance ``i - j``, never on where the sentence starts.)
 
     The values are at most 0.5 in size, so positions do not swamp the

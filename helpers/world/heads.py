@@ -1,4 +1,4 @@
-"""Hand-built attention heads for the toy world of ``helpers.lexicon``.
+"""Hand-built attention heads for the toy world of ``helpers.world.lexicon``.
 
 Before we let training find ``W_Q``, ``W_K`` and ``W_V`` (lesson 9), we write
 them by hand, so that every number means something. Because every column
@@ -25,7 +25,7 @@ The heads
 ``alignment_head()``       cross-attention: French words look for the English
                            word with the same meaning.
 
-Also here: ``CURRICULUM_SENTENCES`` (re-exported from ``helpers.sentences``),
+Also here: ``CURRICULUM_SENTENCES`` (re-exported from ``helpers.world.sentences``),
 ``SENSES`` and ``nearest_sense`` (which meaning of "bank"/"mole" a vector
 is closest to; it, ``sense_name`` and ``sense_verdict`` report a tie as a
 tie), ``run_head`` (embed + one head) and ``stack_heads`` (all heads at once
@@ -39,7 +39,7 @@ from collections import namedtuple
 import numpy as np
 
 from helpers.attention import scaled_dot_product_attention
-from helpers.lexicon import (
+from helpers.world.lexicon import (
     D_MODEL,
     FEATURES,
     FIELDS,
@@ -52,7 +52,7 @@ from helpers.lexicon import (
     embed,
     make_vector,
 )
-from helpers.sentences import CURRICULUM_SENTENCES
+from helpers.world.sentences import CURRICULUM_SENTENCES
 
 __all__ = [
     "Head",
@@ -67,6 +67,9 @@ __all__ = [
     "all_heads",
     "stack_heads",
     "run_head",
+    "CONTENT_FIELDS",
+    "read_features",
+    "write_features",
     "nearest_sense",
     "nearest_senses",
     "sense_name",
@@ -96,7 +99,7 @@ SENSE_CLUES: tuple[str, ...] = (
 )
 
 #: Fields a value may carry (all semantic fields except ``ambiguous``).
-_CONTENT_FIELDS = tuple(f for f in FIELDS if f != "ambiguous")
+CONTENT_FIELDS = tuple(f for f in FIELDS if f != "ambiguous")
 
 
 def _sense(fields: str) -> np.ndarray:
@@ -123,8 +126,10 @@ SENSES: dict[str, dict[str, np.ndarray]] = {
 # --------------------------------------------------------------------------
 # small builders
 # --------------------------------------------------------------------------
-def _select(names, scale: float = 1.0) -> np.ndarray:
-    """(D_MODEL, len(names)): column k copies feature ``names[k]``."""
+def read_features(names, scale: float = 1.0) -> np.ndarray:
+    """(D_MODEL, len(names)): column k copies feature ``names[k]`` (times
+    ``scale``); ``E @ read_features(names)`` reads those features of every
+    row. A head's ``W_Q``, ``W_K`` or ``W_V`` built by hand."""
     W = np.zeros((D_MODEL, len(names)))
     for k, name in enumerate(names):
         W[_F[name], k] = scale
@@ -146,9 +151,10 @@ def _pos_block(phi_per_pair, weight_per_pair) -> np.ndarray:
     return M
 
 
-def _up(names, scale: float = 1.0) -> np.ndarray:
-    """(len(names), D_MODEL): slot k writes into feature ``names[k]``."""
-    return _select(names, scale).T.copy()
+def write_features(names, scale: float = 1.0) -> np.ndarray:
+    """(len(names), D_MODEL): slot k writes into feature ``names[k]`` (times
+    ``scale``); the transpose of :func:`read_features`. A head's ``W_up``."""
+    return read_features(names, scale).T.copy()
 
 
 # --------------------------------------------------------------------------
@@ -189,8 +195,8 @@ def adjective_head(strength: float = 4.0, order: float = 1.0) -> Head:
         [[0.0, 1.0], [-1.0, 0.0]]
     )
     W_K[rows, 1:3] = np.eye(2)
-    W_V = _select(_CONTENT_FIELDS)
-    W_up = _up(_CONTENT_FIELDS)
+    W_V = read_features(CONTENT_FIELDS)
+    W_up = write_features(CONTENT_FIELDS)
     return Head(
         "adjective", W_Q, W_K, W_V,
         "nouns look for the adjectives just before them", W_up,
@@ -221,12 +227,12 @@ def sense_head(strength: float = 4.0, update: float = 2.0) -> Head:
     """
     d_k = len(SENSE_CLUES)
     g = np.sqrt(strength * np.sqrt(d_k))  # score scale split over Q and K
-    W_Q = _select(SENSE_CLUES, g)
-    W_K = _select(SENSE_CLUES, g)
+    W_Q = read_features(SENSE_CLUES, g)
+    W_K = read_features(SENSE_CLUES, g)
     # "ambiguous" is 0.5 in the table, so -2 g per slot takes 1 off each slot
     W_K[_F["ambiguous"], :] = -2 * g
-    W_V = _select(SENSE_CLUES)
-    W_up = _up(SENSE_CLUES, update)
+    W_V = read_features(SENSE_CLUES)
+    W_up = write_features(SENSE_CLUES, update)
     return Head(
         "sense", W_Q, W_K, W_V,
         "ambiguous words look for topic words that settle their meaning", W_up,
@@ -258,8 +264,8 @@ def previous_token_head(strength: float = 8.0, update: float = 0.5) -> Head:
     scale = strength * np.sqrt(d_k) / (POS_AMPLITUDE**2 * len(POS_PERIODS))
     W_Q[_P0:, :] = _pos_block(steps, [scale] * len(POS_PERIODS))
     W_K[_P0:, :] = np.eye(N_POS_DIMS)
-    W_V = _select(_CONTENT_FIELDS)
-    W_up = _up(_CONTENT_FIELDS, update)
+    W_V = read_features(CONTENT_FIELDS)
+    W_up = write_features(CONTENT_FIELDS, update)
     return Head(
         "previous token", W_Q, W_K, W_V,
         "every token looks at the token before it", W_up,
@@ -280,17 +286,17 @@ def alignment_head(strength: float = 2.0, position: float = 0.3) -> Head:
     Value: the English word's features (``d_v = len(FEATURES)``), with
     ``W_up`` the identity, so the output row of "chat" is mostly "cat".
     """
-    shared = POS_TAGS + _CONTENT_FIELDS
+    shared = POS_TAGS + CONTENT_FIELDS
     d_k = len(shared) + N_POS_DIMS
     g = np.sqrt(strength * np.sqrt(d_k))
     W_Q = np.zeros((D_MODEL, d_k))
-    W_Q[:, : len(shared)] = _select(shared, g)
+    W_Q[:, : len(shared)] = read_features(shared, g)
     W_K = W_Q.copy()
     gp = np.sqrt(position * np.sqrt(d_k) / (4 * POS_AMPLITUDE**2))
     W_Q[_P0:, len(shared):] = gp * np.eye(N_POS_DIMS)
     W_K[_P0:, len(shared):] = gp * np.eye(N_POS_DIMS)
-    W_V = _select(FEATURES)
-    W_up = _up(FEATURES)
+    W_V = read_features(FEATURES)
+    W_up = write_features(FEATURES)
     return Head(
         "alignment", W_Q, W_K, W_V,
         "French words look for the English word with the same meaning", W_up,

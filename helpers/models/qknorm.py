@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.attention import softmax, softmax_backward
+
 __all__ = ["init", "batch", "loss_and_grads", "train"]
 
 EPS = 1e-6
@@ -53,22 +55,21 @@ def loss_and_grads(params, X, target, qk_norm: bool):
     W_Q, W_K, g_q, g_k = params
     d = X.shape[-1]
     x_last = X[:, -1]
-    q, K = x_last @ W_Q, X @ W_K
+    q, K = x_last @ W_Q, X @ W_K                           # (batch, d), (batch, n, d)
     if qk_norm:
         qh, rq = _rms(q)
         Kh, rk = _rms(K)
         qn, Kn = qh * g_q, Kh * g_k
     else:
         qn, Kn = q, K
-    s = np.einsum("bd,bnd->bn", qn, Kn) / np.sqrt(d)
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
-    out = np.einsum("bn,bnd->bd", p, X)
+    s = np.einsum("bd,bnd->bn", qn, Kn) / np.sqrt(d)      # (batch, n) logits
+    p = softmax(s, axis=1)                                 # (batch, n) weights
+    out = np.einsum("bn,bnd->bd", p, X)                    # (batch, d)
     B = len(X)
     loss = float(((out - target) ** 2).sum(axis=1).mean())
     dout = 2 * (out - target) / B
     dp = np.einsum("bd,bnd->bn", dout, X)
-    ds = p * (dp - (p * dp).sum(axis=1, keepdims=True)) / np.sqrt(d)
+    ds = softmax_backward(p, dp) / np.sqrt(d)
     dqn = np.einsum("bn,bnd->bd", ds, Kn)
     dKn = ds[:, :, None] * qn[:, None, :]
     if qk_norm:

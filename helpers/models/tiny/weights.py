@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from helpers.models.tiny import array_names
+from helpers.models.tiny.model import array_names
 
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parents[2] / "data" / (
+DEFAULT_WEIGHTS = Path(__file__).resolve().parents[3] / "data" / (
     "tinymodel_weights.npz"
 )
 

@@ -1,4 +1,4 @@
-"""Cutting text into tokens (the rules are in ``helpers.lexicon``'s docstring)."""
+"""Cutting text into tokens (the rules are in ``helpers.world.lexicon``'s docstring)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ _PLAIN_WORD_RE = re.compile(r"[a-z]+")
 
 
 def tokenize(text: str) -> list[str]:
-    """Cut ``text`` into lowercase tokens (rules in ``helpers.lexicon``'s docstring).
+    """Cut ``text`` into lowercase tokens (rules in ``helpers.world.lexicon``'s
+    docstring).
 
     >>> tokenize("Therefore, the murderer was")
     ['therefore', 'the', 'murderer', 'was']

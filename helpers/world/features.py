@@ -2,16 +2,16 @@
 
 ``FEATURES`` = parts of speech (one-hot), semantic fields (weights in
 (0, 1]), ``french`` and ``unknown``; ``D_MODEL`` adds the ``N_POS_DIMS``
-positional columns of ``helpers.positions``. ``make_vector`` builds the
+positional columns of ``helpers.world.positions``. ``make_vector`` builds the
 feature vector of a word from its part of speech and fields (the rules are
-in ``helpers.lexicon``'s docstring).
+in ``helpers.world.lexicon``'s docstring).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from helpers.positions import N_POS_DIMS
+from helpers.world.positions import N_POS_DIMS
 
 __all__ = [
     "POS_TAGS",

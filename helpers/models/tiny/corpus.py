@@ -9,7 +9,7 @@
 
 Also here: turning sentences into the arrays the model reads
 (``encode_sense`` -> :class:`SenseBatch`, ``encode_next`` -> :class:`NextBatch`).
-The model itself is ``helpers.models.tiny``.
+The model itself is ``helpers.models.tiny.model``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from helpers import heads, lexicon
+from helpers.world import heads, lexicon
 
 PAD, UNK = "<pad>", "<unk>"
 SPECIALS = (PAD, UNK)
@@ -39,7 +39,7 @@ CLASSES = [(w, s) for w, senses in SENSE_LABELS.items() for s in senses]
 
 #: Topic words: seeing one of these settles the sense. Every word is in the
 #: lexicon, with the semantic field the sense lives in (the money sort of bank
-#: sits in town, as in ``helpers.heads.SENSES``: "road" and "drove" count).
+#: sits in town, as in ``helpers.world.heads.SENSES``: "road" and "drove" count).
 TOPIC_WORDS = {
     ("bank", "river"): {
         "noun": "river water lake boat fish beach sea coast waves island".split(),
@@ -229,7 +229,7 @@ def grammar_words() -> list[str]:
 
 
 def tokenize(text) -> list[str]:
-    """Lowercase tokens, exactly as everywhere else (``helpers.lexicon``)."""
+    """Lowercase tokens, exactly as everywhere else (``helpers.world.lexicon``)."""
     if text is None:
         return []
     return list(lexicon.tokenize(str(text)))

@@ -1,9 +1,9 @@
 """Picture sizes, in one place: the normal ones and the ones for a projector.
 
-Every figure of ``helpers.plots`` and every explorer of ``helpers.widgets``
+Every figure of ``helpers.figures.plots`` and every explorer of ``helpers.widgets``
 reads its sizes here. An instructor switches them in one line::
 
-    from helpers import style
+    from helpers.figures import style
     style.projector()        # large fonts and thick lines from now on
     style.projector(False)   # back to the normal sizes
 
@@ -11,7 +11,7 @@ Projection mode draws every picture with more pixels per point
 (``scale``: 1.5 times the normal resolution), so every font, line and
 margin is 1.5 times larger on screen while the layout stays the same (no
 label gets cut or crowded), and it makes the lines of the figures of
-``helpers.plots`` thicker again (``line_scale``). It applies to figures made
+``helpers.figures.plots`` thicker again (``line_scale``). It applies to figures made
 after the switch and to every explorer, existing ones included (they redraw
 at once), and the explorers' controls grow with their pictures (text boxes,
 dropdowns, buttons, sliders: ``helpers.widgets.base.MESSAGE_STYLE``).
@@ -39,8 +39,8 @@ class Sizes:
 
     name: str
     explorer_dpi: float  # pixels per inch of the explorers' pictures
-    figure_dpi: float | None  # of helpers.plots figures (None: matplotlib's)
-    line_scale: float  # line widths of helpers.plots figures, times this
+    figure_dpi: float | None  # of helpers.figures.plots figures (None: matplotlib's)
+    line_scale: float  # line widths of helpers.figures.plots figures, times this
 
     @property
     def scale(self) -> float:
@@ -110,7 +110,7 @@ def projector(on: bool = True) -> Sizes:
 
 def thicken(fig, factor: float) -> None:
     """Multiply the width of every line, edge and tick of ``fig`` by
-    ``factor`` (what projection mode does to the figures of helpers.plots)."""
+    ``factor`` (what projection mode does to the figures of helpers.figures.plots)."""
     from matplotlib.axis import Tick
     from matplotlib.collections import Collection
     from matplotlib.lines import Line2D

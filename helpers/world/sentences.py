@@ -3,7 +3,7 @@
 ``CURRICULUM_SENTENCES["creature"]`` is the sentence lessons 01-06 follow;
 the others fix a sense of "bank" or "mole", or are the two sides of the
 translation in lesson 08. Every word is in the lexicon (``tests/test_heads.py``
-checks it). ``helpers.heads`` re-exports the table under its old address.
+checks it). ``helpers.world.heads`` re-exports the table under its old address.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ The model (row-vector convention, rows are queries, columns are keys)::
         X = X + concat_h(A V) W_O        residual update E' = E + dE
     logits = X W_out + b_out
 
-Numpy only. The data it reads come from ``helpers.models.tiny_corpus``;
-training is ``helpers.models.tiny_training``, the weights file
-``helpers.models.tiny_io``; ``helpers.tinymodel`` gathers all of them.
+Numpy only. The data it reads come from ``helpers.models.tiny.corpus``;
+training is ``helpers.models.tiny.training``, the weights file
+``helpers.models.tiny.weights``; ``helpers.models.tiny`` gathers all of them.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from helpers import lexicon
+from helpers.world import lexicon
 from helpers.attention import scaled_dot_product_attention, softmax, softmax_backward
-from helpers.models.tiny_corpus import (
+from helpers.models.tiny.corpus import (
     CLASSES,
     GRAMMAR,
     SENSE_LABELS,
@@ -32,7 +32,7 @@ from helpers.models.tiny_corpus import (
     encode_sense,
     tokenize,
 )
-from helpers.positions import N_POS_DIMS, positional_encoding
+from helpers.world.positions import N_POS_DIMS, positional_encoding
 
 
 # ---------------------------------------------------------------------------
@@ -127,11 +127,14 @@ def _layer_forward(X, W_Q, W_K, W_V, W_O, mask, query_index=None):
     """
     B = X.shape[0]
     Xq = X if query_index is None else X[np.arange(B), query_index][:, None, :]
-    Q, K, V = _project(Xq, W_Q), _project(X, W_K), _project(X, W_V)
+    #                                                   Xq (B, n_q, d), n_q = n or 1
+    Q = _project(Xq, W_Q)                                   # (B, h, n_q, d_k)
+    K, V = _project(X, W_K), _project(X, W_V)  # (B, h, n, d_k), (B, h, n, d_v)
     H, A = scaled_dot_product_attention(Q, K, V, mask=mask)  # the core
+    #                                          H (B, h, n_q, d_v), A (B, h, n_q, n)
     h, n_q, d_v = H.shape[1:]
-    merged = np.swapaxes(H, 1, 2).reshape(B, n_q, h * d_v)
-    Y = Xq + merged @ W_O
+    merged = np.swapaxes(H, 1, 2).reshape(B, n_q, h * d_v)  # (B, n_q, h d_v)
+    Y = Xq + merged @ W_O                                   # (B, n_q, d)
     return Y, (X, Xq, query_index, Q, K, V, A, merged)
 
 
@@ -145,11 +148,11 @@ def forward(params, X0, lengths=None, causal=False, query_index=None):
     n)`` attention pattern per layer, the rest is for the backward pass.
     """
     meta = params["meta"]
-    X = np.asarray(X0, dtype=np.float64)
+    X = np.asarray(X0, dtype=np.float64)                    # (B, n, d_model)
     B, n, _ = X.shape
     lengths = np.full(B, n) if lengths is None else np.asarray(lengths)
     qi = None if query_index is None else np.asarray(query_index)
-    full_mask = _attention_mask(n, lengths, causal)
+    full_mask = _attention_mask(n, lengths, causal)         # (B, 1, n or 1, n) bool
     caches = []
     last = meta["n_layers"] - 1
     for layer in range(meta["n_layers"]):

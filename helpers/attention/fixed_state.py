@@ -1,7 +1,7 @@
 """Attention with a fixed-size memory (lesson 14), in plain numpy.
 
-Re-exported by :mod:`helpers.attention` (import them from there); this module
-imports nothing from it, so the imports run one way.
+Re-exported by :mod:`helpers.attention` (import them from there); like
+``core`` and ``scale``, it checks its inputs with ``helpers.attention.inputs``.
 
 * :func:`linear_attention`: softmax's ``exp(q . k)`` replaced by
   ``phi(q) . phi(k)`` (Katharopoulos et al. 2020, "Transformers are RNNs"),
@@ -22,22 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.attention.inputs import _as_float
+
 __all__ = ["elu_plus_one", "linear_attention", "linear_attention_recurrent",
            "delta_rule", "state_bytes"]
-
-
-def _as_float(x, name: str) -> np.ndarray:
-    """Return ``x`` as a floating array (integers become float64); a clear
-    ``ValueError`` naming ``name`` for booleans, strings, objects or complex
-    numbers. :mod:`helpers.attention` uses this one too."""
-    arr = np.asarray(x)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError(f"{name} must be real, got dtype {arr.dtype}")
-    if not np.issubdtype(arr.dtype, np.floating):
-        arr = arr.astype(np.float64)
-    return arr
 
 
 def _qkv(Q, K, V):

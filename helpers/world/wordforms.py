@@ -1,7 +1,7 @@
 """Guessing an unknown word from its form: "tunnels" looks like the plural of
 "tunnel", "blew" is listed as a form of "blow", "violinist" is "violin" +
 -ist, "doorbell" is "door" + "bell", and "zorbling" at least ends in -ing
-like a verb. ``helpers.lexicon.Lexicon.guess`` applies these rules to the
+like a verb. ``helpers.world.lexicon.Lexicon.guess`` applies these rules to the
 table through ``guess_form``.
 
 The stages, in order (the first that finds a known base word wins):

@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 
-from helpers.models.tiny import array_names, init_params, loss_and_grads
-from helpers.models.tiny_corpus import (
+from helpers.models.tiny.model import array_names, init_params, loss_and_grads
+from helpers.models.tiny.corpus import (
     CLASSES,
     build_vocab,
     encode_next,
@@ -17,7 +17,7 @@ from helpers.models.tiny_corpus import (
     make_grammar_corpus,
     make_sense_corpus,
 )
-from helpers.timing import blas_threads
+from helpers.runtime.timing import blas_threads
 
 
 @blas_threads()  # one BLAS thread: faster for these small matrices, busy machine or not
