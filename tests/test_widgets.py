@@ -25,8 +25,8 @@ from matplotlib.font_manager import findfont
 
 from helpers import heads, lexicon
 from helpers import widgets as W
-from helpers.widgets import (EXPLORERS, base, engine, lesson04, lesson09, panels,
-                             policy, reading)
+from helpers.widgets import (EXPLORERS, base, engine, kit, lesson04, lesson09, panels,
+                             policy)
 from helpers.attention import softmax
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -439,9 +439,9 @@ class _Typo(base.SentenceExplorer):
         art.heat = panels.Heatmap(art, [0.2, 0.2, 0.6, 0.6])
 
     def _compute(self):
-        r = reading._read(self.sentence.value)
+        r = kit.read_sentence(self.sentence.value)
         if r.empty:
-            return base._empty_state(r)
+            return kit.empty_state(r)
         A = np.full((len(r.tokens),) * 2, 1.0 / len(r.tokens))
         return base.State(tokens=r.tokens, weights=A, notes=r.notes,
                           **self.state_fields)

@@ -10,10 +10,9 @@ import numpy as np
 
 from helpers.attention import softmax
 from helpers.figures import alt as alt_text
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.kit import (SentenceExplorer, State, empty_state, project,
+                                 read_sentence, toy_head, toy_sentence)
 from helpers.widgets.policy import WEIGHT_SCALE
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _head, _project, _sentence
 from helpers.widgets.panels import Heatmap
 
 
@@ -44,11 +43,11 @@ class _PatternExplorer(SentenceExplorer):
                            cbar_rect=[0.83, 0.25, 0.03, 0.63])
 
     def _compute(self):
-        r = _read(self.sentence.value)
+        r = read_sentence(self.sentence.value)
         if r.empty:
-            return _empty_state(r)
-        head = _head("adjective_head")
-        Q, K, _ = _project(head, r.E)
+            return empty_state(r)
+        head = toy_head("adjective_head")
+        Q, K, _ = project(head, r.E)
         d_k = Q.shape[1]
         T = float(self.temperature.value)
         notes = list(r.notes)
@@ -107,5 +106,5 @@ def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_RO
     video style (keys as rows, softmax down each column). ``.weights`` is
     always (n, n) with rows = queries; ``.shown`` is what is drawn.
     """
-    return _PatternExplorer(_sentence("creature") if sentence is None else sentence,
+    return _PatternExplorer(toy_sentence("creature") if sentence is None else sentence,
                             temperature, scaled, convention)

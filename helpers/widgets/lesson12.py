@@ -20,14 +20,13 @@ import numpy as np
 from helpers.attention import causal_mask, sliding_window_mask, softmax
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving
-from helpers.widgets.base import Explorer, State
+from helpers.widgets.kit import Explorer, State, clamp_int
 from helpers.widgets.panels import Bars
 from helpers.widgets.policy import BAR, BAR_AFTER
 from helpers.widgets.tiling_parts import (  # noqa: F401 (NOT_READ, _case: for tests)
     MAX_N,
     NOT_READ,
     _case,
-    _clamp,
     _key_range,
     _plural,
     _RowBars,
@@ -53,15 +52,16 @@ class _TilingExplorer(Explorer):
 
     def __init__(self, n, block, window, step):
         style = {"description_width": "initial"}
-        self.n = widgets.IntSlider(value=_clamp(n, 1, MAX_N, 24), min=1, max=MAX_N,
+        self.n = widgets.IntSlider(value=clamp_int(n, 1, MAX_N, 24), min=1, max=MAX_N,
                                    description="n tokens:", style=style)
-        self.block = widgets.IntSlider(value=_clamp(block, 1, MAX_N, 6), min=1,
+        self.block = widgets.IntSlider(value=clamp_int(block, 1, MAX_N, 6), min=1,
                                        max=MAX_N, description="block:", style=style)
-        self.window = widgets.IntSlider(value=_clamp(window, 0, MAX_N, 0), min=0,
+        self.window = widgets.IntSlider(value=clamp_int(window, 0, MAX_N, 0), min=0,
                                         max=MAX_N, description="window (0 = none):",
                                         style=style)
-        self.step = widgets.IntSlider(value=_clamp(step, 0, MAX_N, 1), min=0, max=MAX_N,
-                                      description="blocks read:", style=style)
+        self.step = widgets.IntSlider(value=clamp_int(step, 0, MAX_N, 1), min=0,
+                                      max=MAX_N, description="blocks read:",
+                                      style=style)
         super().__init__([widgets.HBox([self.n, self.block]),
                           widgets.HBox([self.window, self.step])])
 
@@ -78,9 +78,9 @@ class _TilingExplorer(Explorer):
 
     def _compute(self):
         notes = []
-        n = _clamp(self.n.value, 1, MAX_N, 24)
-        b = _clamp(self.block.value, 1, MAX_N, 6)
-        w = _clamp(self.window.value, 0, MAX_N, 0)
+        n = clamp_int(self.n.value, 1, MAX_N, 24)
+        b = clamp_int(self.block.value, 1, MAX_N, 6)
+        w = clamp_int(self.window.value, 0, MAX_N, 0)
         if b > n:
             every = "the one key" if n == 1 else f"all {n} keys"
             notes.append(f"The block ({b}) is longer than the text: one block holds "
@@ -94,7 +94,7 @@ class _TilingExplorer(Explorer):
         if self.step.max != n_blocks:
             with self.quietly():
                 self.step.max = n_blocks  # ipywidgets clamps the value
-        k = _clamp(self.step.value, 0, n_blocks, n_blocks)
+        k = clamp_int(self.step.value, 0, n_blocks, n_blocks)
         S, _, _, V = _case(n)
         allowed = causal_mask(n) if w == 0 or w >= n else sliding_window_mask(n, w)
         cols = np.arange(n)[None, :]

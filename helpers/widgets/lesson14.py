@@ -28,10 +28,9 @@ import ipywidgets as widgets
 import numpy as np
 
 from helpers import recall as R
-from helpers.widgets.base import Explorer, State
-from helpers.widgets.controls import fit_dropdown
-from helpers.widgets.engine import _has_glyph, display_label
-from helpers.widgets.memory_parts import (D, MAX_N, _clamp, _filler,
+from helpers.widgets.kit import (Explorer, State, clamp_int, display_label,
+                                 fit_dropdown, has_glyph)
+from helpers.widgets.memory_parts import (D, MAX_N, _filler,
                                           _labels, _vectors, read_facts)
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -42,7 +41,7 @@ MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
                   ("delta rule (beta = 1)", "delta"),
                   (f"gated delta rule (alpha = {GATE:g})", "gated"))
 DEFAULT_FACTS = "Ada=3, Ben=7, Cleo=12, Ada=9"
-OK, FAIL = ("\u2713", "\u2717") if _has_glyph("\u2713") and _has_glyph("\u2717") \
+OK, FAIL = ("\u2713", "\u2717") if has_glyph("\u2713") and has_glyph("\u2717") \
     else ("ok", "X")
 #: Squared distances closer than this are a tie. Larger than recall's own
 #: tolerance: softmax attention gives the other facts' keys weights of about
@@ -63,7 +62,7 @@ class _MemoryExplorer(Explorer):
              "recalled": 0, "asked": 0, "state_numbers": 0}
 
     def __init__(self, facts, memory, n, seed):
-        self.seed = int(_clamp(seed, 0, 10**6, 0))
+        self.seed = int(clamp_int(seed, 0, 10**6, 0))
         values = [v for _, v in MEMORY_OPTIONS]
         #: notes on what the call asked for and could not have; kept until
         #: the learner changes that control
@@ -72,7 +71,7 @@ class _MemoryExplorer(Explorer):
             self._start_notes["memory"] = (
                 f"Unknown memory {display_label(memory, 20)[0]!r}: showing the "
                 f"delta rule (one of {', '.join(values)}).")
-        n_used = _clamp(n, 1, MAX_N, 12)
+        n_used = clamp_int(n, 1, MAX_N, 12)
         try:
             n_ok = int(n) == n_used
         except (TypeError, ValueError, OverflowError):
@@ -112,7 +111,7 @@ class _MemoryExplorer(Explorer):
 
     def _compute(self):
         typed, notes = read_facts(self.sentence.value)
-        n = _clamp(self.n.value, 1, MAX_N, 12)
+        n = clamp_int(self.n.value, 1, MAX_N, 12)
         kind = self.memory.value if self.memory.value in dict(
             (v, k) for k, v in MEMORY_OPTIONS) else "delta"
         facts = list(typed)

@@ -18,14 +18,6 @@ _SPLIT = re.compile(r"[,;\n]+")
 _FACT = re.compile(r"^\s*(.+?)\s*(?:=|->|\u2192|:)\s*(.+?)\s*$")
 
 
-def _clamp(value, low, high, default):
-    try:
-        v = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(max(v, low), high)
-
-
 def read_facts(text):
     """``"Ada=3, Ben=7"`` -> ([("Ada", "3"), ("Ben", "7")], notes). Pieces
     are split at commas, semicolons and new lines; each is ``name = room``

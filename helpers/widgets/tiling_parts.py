@@ -132,14 +132,6 @@ def _thin(labels, most=16):
             for i, lab in enumerate(labels)]
 
 
-def _clamp(value, low, high, default):
-    try:
-        v = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(max(v, low), high)
-
-
 def _state_after(S, allowed, seen, V):
     """Running max, sum and output of every row after reading ``seen`` keys."""
     vis = allowed & seen
