@@ -16,7 +16,7 @@ from helpers.widgets.policy import WEIGHT_SCALE
 from helpers.widgets.panels import Heatmap
 
 
-_ROWS, _VIDEO = "rows = queries", "video: keys as rows"
+ROWS, VIDEO = "rows = queries", "video: keys as rows"
 
 
 class _PatternExplorer(SentenceExplorer):
@@ -33,7 +33,7 @@ class _PatternExplorer(SentenceExplorer):
             continuous_update=True, style={"description_width": "initial"})
         self.scaling = widgets.Checkbox(value=scaled, description="divide by sqrt(d_k)",
                                         indent=False)
-        self.convention = widgets.ToggleButtons(options=[_ROWS, _VIDEO],
+        self.convention = widgets.ToggleButtons(options=[ROWS, VIDEO],
                                                 value=convention)
         super().__init__(sentence, below=[
             widgets.HBox([self.temperature, self.scaling]), self.convention])
@@ -57,7 +57,7 @@ class _PatternExplorer(SentenceExplorer):
         scale = 1.0 / np.sqrt(d_k) if self.scaling.value else 1.0
         scores = (Q @ K.T) * scale
         A = softmax(scores / T)
-        video = self.convention.value == _VIDEO
+        video = self.convention.value == VIDEO
         return State(tokens=r.tokens, labels=r.labels, weights=A, notes=notes,
                      scores=scores, shown=A.T if video else A, _video=video, _T=T,
                      _scaled=bool(self.scaling.value))
@@ -97,7 +97,7 @@ class _PatternExplorer(SentenceExplorer):
                 "higher T flattens). " + alt_text.grid(s.weights, s.tokens, s.tokens))
 
 
-def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_ROWS):
+def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=ROWS):
     """Lesson 04: the attention pattern with a temperature and both conventions.
 
     ``A = softmax(Q K^T * s / T)`` for the adjective head, with ``s`` =
