@@ -2,7 +2,7 @@
 
 For the instructor's guide ("Handing the series to a class on a JupyterHub"):
 
-* **memory**: every lesson notebook (``notebooks/00..12_*.ipynb``) is executed
+* **memory**: every lesson notebook (``notebooks/NN_*.ipynb``) is executed
   from top to bottom in a fresh ``python3`` kernel (nbclient, as
   ``tools/execute.py`` does; nothing is written back), and the kernel
   process's peak resident memory (``VmHWM`` in ``/proc/<pid>/status``, Linux

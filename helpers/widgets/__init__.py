@@ -53,7 +53,7 @@ box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
 ``attn-layer``, ...); ``attn-projector`` on an explorer in projection mode.
 
-Sizes (issue 39; ``base.Explorer._fit_screen``, numbers in ``helpers.style``):
+Sizes (issue 39; ``screen.ScreenFit``, numbers in ``helpers.style``):
 a picture is shown at its own pixels, never stretched to the cell's width,
 and every explorer of the table fits a laptop's notebook area whole (1366 x
 768 in JupyterLab: controls, picture and message). The rule is in the base
@@ -61,19 +61,26 @@ class, so a new explorer gets it: where the explorer would be taller than the
 window's notebook area, its picture is scaled down to fit. In projection mode
 the controls grow with the pictures.
 
-Modules: ``policy`` (the token cap, the debounce, the shared colours),
-``engine`` (drawing), ``panels`` (heatmap, bars, the pixel heatmap, the
-feature-column heatmap), ``saving`` (the PNG and CSV of ``save``),
-``reading`` (reading typed sentences), ``controls`` (text boxes, dropdowns,
-the token picker), ``toy`` (the lessons' sentences and hand-built heads),
-``base`` (the explorer base: ``Explorer``, ``SentenceExplorer``, ``State``),
-then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
-``lesson13``, the numbers of ``checks/lessonNN.py``);
+Modules: ``kit`` (start here: everything an explorer module imports, by its
+public name, and the rules an explorer follows), ``base`` (the explorer:
+``Explorer``, ``SentenceExplorer``, ``State``; inputs -> state -> picture),
+``screen`` (its size on the screen), ``output`` (``save``, ``repr``, the
+display bundle), ``policy`` (the token cap, the debounce, the shared
+colours), ``engine`` (drawing), ``panels`` (heatmap, bars, the pixel
+heatmap, the feature-column heatmap), ``saving`` (the PNG and CSV layouts of
+``save``), ``reading`` (reading typed sentences), ``controls`` (text boxes,
+dropdowns, the token picker), ``toy`` (the lessons' sentences and hand-built
+heads), ``sizing`` and ``access`` (the stylesheet, the keyboard and the text
+alternative in the browser), then ``lessonNN`` for every lesson with an
+explorer (``lesson00`` ... ``lesson14``, the numbers of
+``checks/lessonNN.py``), with ``*_parts`` modules that belong to one lesson;
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
-explorers (lesson, title, factory, one-line instruction): the playground's
-pages (:class:`PageMenu`), the widget tests and the widget benchmark read
-it. Adding an explorer is one function in ``lessonNN.py`` plus one import
-and one row here.
+explorers (lesson, title, factory, one-line instruction, and what the tests
+need: ``lexicon``, ``examples``, ``needs``): the playground's pages
+(:class:`PageMenu`), the widget tests, the browser test, the widget
+benchmark and ``tools/measure_memory.py`` read it. Adding an explorer is one
+function in ``lessonNN.py`` plus one import and one row here
+(CONTRIBUTING.md, "Add an explorer").
 """
 
 from __future__ import annotations

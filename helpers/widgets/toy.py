@@ -1,5 +1,6 @@
-"""The toy world the explorers of lessons 00-07 share: the lessons' example
-sentences and their hand-built heads (``helpers.heads``)."""
+"""The toy world the explorers of lessons 00-09 share: the lessons' example
+sentences and their hand-built heads (``helpers.heads``). Explorer modules
+import these from ``helpers.widgets.kit``."""
 
 from __future__ import annotations
 
