@@ -133,6 +133,10 @@ class Explorer(ScreenFit, SaveAndDisplay, widgets.VBox):
     figsize = (7.0, 5.0)
     #: value shown -> its value before anything is shown (the module docstring)
     shows: dict = {}
+    #: ``.weights`` is an attention pattern: every row sums to 1 (the tests
+    #: check it). False for an explorer whose ``.weights`` are other numbers
+    #: (lesson 01's embeddings, scores before the softmax).
+    weights_are_pattern = True
 
     def __init__(self, controls):
         super().__init__()

@@ -39,6 +39,11 @@ The rules an explorer follows (the base class checks what it can):
   (``self.temperature`` -> ``attn-temperature``; ``_`` becomes ``-``). The
   browser tests find inputs by these classes: renaming an attribute renames
   its class.
+* **``.weights``** is what the picture shows, rows = queries, columns =
+  keys; ``save`` writes it and the default text alternative describes it.
+  It is an attention pattern (each row sums to 1, the bad-input test checks
+  it) unless the class says ``weights_are_pattern = False`` (scores,
+  embeddings).
 * **``shows``** declares each value shown beyond ``.tokens`` and
   ``.weights``; ``_compute`` returns a :class:`State` with exactly those
   fields (``base.py`` says more). ``State`` fields starting with ``_`` are
@@ -50,7 +55,8 @@ The rules an explorer follows (the base class checks what it can):
   ``save``), ``_paint_all`` (rare). ``query_index()`` and ``key_tokens()``
   say which query a (n,) ``.weights`` row belongs to and what the key
   tokens are (``save`` labels the CSV with them); ``kind``, ``figsize``,
-  ``token_noun`` and ``unavailable`` are class attributes.
+  ``weights_are_pattern``, ``token_noun`` and ``unavailable`` are class
+  attributes.
 * **A token picker** (``token_label = "Query token:"`` on a
   :class:`SentenceExplorer`): call ``t = self.pick(r.tokens)`` in
   ``_compute``; the picked token is the query ``save`` writes, and an empty

@@ -13,6 +13,7 @@ from helpers.widgets.panels import feature_heatmap
 class _EmbeddingExplorer(SentenceExplorer):
     kind = "embedding_explorer"
     figsize = (8.4, 5.8)
+    weights_are_pattern = False  # .weights is E
 
     #: embedding: the drawn (n, len(FEATURES)) matrix E (also ``.weights``,
     #: the contract's name for what the picture shows); unknown: the words
