@@ -314,12 +314,17 @@ def test_merge_keeps_the_other_rows_and_names_the_lessons_remeasured(figures):
     for old_row, row in zip(figures.cpu, merged.cpu):
         assert row == ((row[0], 1.5, 2.5) if row[0] in names else old_row)
     assert merged.drag_cores == 0.42 and merged.machine == figures.machine
-    assert merged.remeasured[-1] == ("Lessons 04 re-measured on a test machine, "
+    assert merged.remeasured[-1] == ("Lesson 04 re-measured on a test machine, "
                                      "2099-01-02.")
     text = measure_memory.render(merged)
     assert measure_memory.parse(text) == merged
+    new.when = "2099-01-03"
     again = measure_memory.merge(merged, new, ["04"])  # the same lesson again
-    assert len(again.remeasured) == len(figures.remeasured) + 1
+    assert [line for line in again.remeasured if "04" in line] == [
+        "Lesson 04 re-measured on a test machine, 2099-01-03."]
+    both = measure_memory.merge(again, new, ["04", "05"])
+    assert both.remeasured[-1].startswith("Lessons 04, 05 re-measured on")
+    assert not [line for line in both.remeasured[:-1] if "04" in line]
     new.cpu = []
     gone = measure_memory.Figures(figures.machine, figures.when, figures.memory,
                                   figures.cpu[1:], figures.drag_cores)

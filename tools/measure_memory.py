@@ -80,7 +80,7 @@ MEMORY_HEADER = ("| process | peak MiB | at the end MiB | CPU s |\n"
 CPU_HEADER = ("| explorer: one update | CPU ms, median | CPU ms, p95 |\n"
               "| --- | ---: | ---: |")
 MACHINE_LINE = "Measured on {machine}, {when}."
-REMEASURED_LINE = "Lessons {lessons} re-measured on {machine}, {when}."
+REMEASURED_LINE = "{lessons} re-measured on {machine}, {when}."
 DRAG_LINE = ("While a learner drags lesson 04's temperature slider ({rate} widget "
              "messages a second), their kernel uses {cores:.2f} of a core.")
 
@@ -145,7 +145,7 @@ def parse(text: str) -> Figures:
         raise ValueError("no 'Measured on ...' line")
     fig = Figures(m["machine"], m["when"])
     fig.remeasured = [line for line in body.splitlines()
-                      if line.startswith("Lessons ") and " re-measured on " in line]
+                      if line.startswith("Lesson") and " re-measured on " in line]
     table = None
     for line in body.splitlines():
         if line.startswith("| process |"):
@@ -187,7 +187,8 @@ def merge(old: Figures, new: Figures, lessons) -> Figures:
         line for line in old.remeasured
         if not set(re.findall(r"\d\d", line.split(" re-measured")[0])) <= set(lessons)])
     fig.remeasured.append(REMEASURED_LINE.format(
-        lessons=", ".join(lessons), machine=new.machine, when=new.when))
+        lessons=("Lesson " if len(lessons) == 1 else "Lessons ") + ", ".join(lessons),
+        machine=new.machine, when=new.when))
     fresh = {row[0][:2]: row for row in new.memory if row[0][:2] in lessons}
     rows = [fresh.pop(row[0][:2], row) if row[0][:2] in lessons else row
             for row in old.memory]
