@@ -30,8 +30,8 @@ import numpy as np
 from helpers import recall as R
 from helpers.widgets.kit import (Explorer, State, clamp_int, display_label,
                                  fit_dropdown, has_glyph)
-from helpers.widgets.memory_parts import (D, MAX_N, _filler,
-                                          _labels, _vectors, read_facts)
+from helpers.widgets.memory_parts import (D, MAX_N, fact_labels, fact_vectors,
+                                          filler, read_facts)
 from helpers.widgets.panels import Bars, FastHeatmap
 
 MAX_BARS = 24  # names shown in the bar panel
@@ -122,12 +122,12 @@ class _MemoryExplorer(Explorer):
         if len(facts) > n:
             notes.append(f"{len(facts)} facts typed, more than N = {n}: all are kept.")
         else:
-            facts += _filler({f for f, _ in facts}, n - len(facts), self.seed)
+            facts += filler({f for f, _ in facts}, n - len(facts), self.seed)
         if not facts:  # pragma: no cover - n >= 1 always fills
             return State(empty=True, placeholder="Type facts like Ada=3")
         names, rooms = [f for f, _ in facts], [r for _, r in facts]
-        _, K, _ = _vectors(names, 1000 + self.seed)
-        distinct_rooms, V, room_vec = _vectors(rooms, 2000 + self.seed)
+        _, K, _ = fact_vectors(names, 1000 + self.seed)
+        distinct_rooms, V, room_vec = fact_vectors(rooms, 2000 + self.seed)
         asked = list(dict.fromkeys(names))
         right = {}
         for name, room in facts:
@@ -162,7 +162,7 @@ class _MemoryExplorer(Explorer):
                      + ((" 1 fact repeats a name" if twice == 1 else
                          f" {twice} facts repeat a name")
                         + ": the later room is right." if twice else ""))
-        lab = _labels(names + rooms)
+        lab = fact_labels(names + rooms)
         if ties:
             notes.insert(1, "A tie is no recall: " + "; ".join(
                 f"{lab[a]} reads back as near to room " + " as to room ".join(

@@ -46,7 +46,7 @@ def read_facts(text):
     return facts, notes
 
 
-def _labels(texts):
+def fact_labels(texts):
     """{text: a drawable label}, distinct for distinct texts (``display_label``
     draws characters the font lacks as ``?``: 名前 and 日本 would both be
     ``??``; the second becomes ``?? (2)``)."""
@@ -58,7 +58,7 @@ def _labels(texts):
     return out
 
 
-def _filler(used, k, seed):
+def filler(used, k, seed):
     """``k`` random readable facts with names not in ``used``."""
     rng = np.random.default_rng(seed)
     names = [n for n in R.NAMES if n not in used]
@@ -66,7 +66,7 @@ def _filler(used, k, seed):
     return [(names[i], str(int(r))) for i, r in zip(order, rng.integers(1, 100, k))]
 
 
-def _vectors(labels, seed):
+def fact_vectors(labels, seed):
     """One seeded unit vector per distinct label, in order of appearance."""
     distinct = list(dict.fromkeys(labels))
     table = dict(zip(distinct, R.unit_vectors(max(len(distinct), 1), D, seed)))
