@@ -1134,6 +1134,19 @@ def _hand_written_lists(tree, names):
             yield node.lineno, sorted(found)
 
 
+def test_widget_modules_import_no_private_name_of_another_module():
+    """The explorers' shared API has public names (``helpers.widgets.kit``):
+    a leading underscore means "this module only"."""
+    found = []
+    for path in sorted(WIDGETS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "helpers"):
+                found += [f"{path.name}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_")]
+    assert found == []
+
+
 def test_explorer_names_are_listed_in_exactly_one_table():
     names = {row.name for row in EXPLORERS}
     sources = [p for d in ("helpers", "tests", "tools")

@@ -16,7 +16,8 @@ Its state, every attribute set in :meth:`ScreenFit._init_screen`:
   measured, or back at the normal sizes);
 * ``_screen_dpi``: the resolution drawn for that room (None: the sizes');
 * ``_for_screen``: the page asked to draw for the screen (``fit_screen``);
-* ``_growing``: the controls whose height may change (HTML, text areas);
+* ``_growing``: the controls whose height may change (HTML, text areas;
+  their heights are part of the key below);
 * ``_fitted``: what the last fit was made for; the fit is skipped while
   that stays the same (it runs on every update, that is every keystroke).
 """
@@ -62,9 +63,7 @@ class ScreenFit:
         """What the fit depends on: when it is the same as at the last fit,
         :meth:`_fit_screen` has nothing to do."""
         return (style.current(), self.chrome_px, self._room_px, self._screen_dpi,
-                self._for_screen,
-                tuple(w.value if isinstance(w, widgets.HTML) else w.rows
-                      for w in self._growing))
+                self._for_screen, tuple(controls_height([w]) for w in self._growing))
 
     def _fit_screen(self):
         """The one sizing rule, for every explorer: its picture is shown at
