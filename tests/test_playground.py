@@ -41,6 +41,7 @@ def playground():
         style.projector(False)
     yield ns
     ns["playground"].close()
+    W.base.in_app(False)  # the playground's wording ends with its module
 
 
 def test_playground_is_an_app_outside_the_lessons():
