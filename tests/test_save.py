@@ -1,4 +1,4 @@
-"""``explorer.save(name)`` (helpers/widgets/base.py, saving.py): every explorer
+"""``explorer.save(name)`` (helpers/widgets/output.py, saving.py): every explorer
 of the one table writes its picture as a PNG (the very bytes it shows) and
 its numbers as a CSV that reads back, with the csv module, to its
 ``.weights`` under the right labels (rows = queries, columns = keys)."""

@@ -23,7 +23,7 @@ The small public API, used by the panels and tested directly:
 
 What the explorers promise (how many tokens, the debounce, the colours) is
 in ``policy.py``; what a displayed explorer sends (``mime_bundle``) in
-``base.py``.
+``output.py``.
 """
 
 from __future__ import annotations
