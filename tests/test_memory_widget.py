@@ -243,7 +243,7 @@ def test_beta_is_a_knob_of_the_delta_rules_only():
 
 
 def _keys_and_values(e):
-    from helpers.widgets.memory_parts import _vectors
+    from helpers.widgets.memory_parts import fact_vectors as _vectors
     names, rooms = [f for f, _ in e.facts], [r for _, r in e.facts]
     return _vectors(names, 1000 + e.seed)[1], _vectors(rooms, 2000 + e.seed)[1]
 

@@ -41,6 +41,7 @@ def playground():
         style.projector(False)
     yield ns
     ns["playground"].close()
+    W.base.in_app(False)  # the playground's wording ends with its module
 
 
 def test_playground_is_an_app_outside_the_lessons():
@@ -92,7 +93,7 @@ def test_the_first_page_is_made_first_and_the_others_when_shown(playground):
 
 def test_a_missing_model_is_explained_for_a_page_without_code(monkeypatch):
     base = W.base
-    monkeypatch.setattr(base, "_IN_APP", [True])
+    monkeypatch.setattr(W.output, "_IN_APP", [True])
 
     def missing():
         raise RuntimeError("run load() once with an internet connection")

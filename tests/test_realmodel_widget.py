@@ -154,8 +154,8 @@ def test_without_a_model_one_sentence_says_why(monkeypatch):
 
     monkeypatch.setattr(lesson10, "_model", None)
     monkeypatch.setattr(pretrained, "load", unavailable)
-    from helpers.widgets import base
-    monkeypatch.setattr(base, "_IN_APP", [])  # a lesson, not the playground
+    from helpers.widgets import output
+    monkeypatch.setattr(output, "_IN_APP", [])  # a lesson, not the playground
     ex = W.real_attention_explorer(SENTENCE)
     assert ex.message.startswith("The pretrained model is not available")
     assert ex.message.count(".") == 1 and ex.picture.value

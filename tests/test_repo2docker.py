@@ -269,8 +269,17 @@ def test_sizing_table_has_every_lesson_the_baseline_and_the_server(figures):
 def test_cpu_table_has_every_explorer(figures):
     from helpers import widgets
 
-    assert [name for name, _, _ in figures.cpu] == [
-        name for name in measure_memory.cpu_row_order(widgets.EXPLORERS)]
+    listed = [name for name, _, _ in figures.cpu]
+    wanted = measure_memory.cpu_row_order(widgets.EXPLORERS)
+    lessons = sorted({f"{row.lesson:02d}" for row in widgets.EXPLORERS
+                      if row.name not in listed})
+    assert listed == wanted, (
+        "the guide's CPU table does not list the explorers of the table in its "
+        "order; re-measure only the lessons that changed and merge them in: "
+        "nice -n 19 env OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 "
+        "HF_HUB_CACHE=~/.cache/attention-notebooks/hub .venv/bin/python "
+        f"tools/measure_memory.py --lessons {' '.join(lessons) or 'NN'} "
+        "--write-guide")
     assert all(0 < med <= p95 for _, med, p95 in figures.cpu)
     assert figures.drag_cores is not None and 0 < figures.drag_cores <= 1.5
 
@@ -283,6 +292,44 @@ def test_sizing_table_is_in_the_scripts_form(section):
     edited = region.replace(first_row, first_row.replace(" |", " MiB |", 2))
     with pytest.raises(ValueError):
         measure_memory.parse(edited)
+
+
+def test_merge_keeps_the_other_rows_and_names_the_lessons_remeasured(figures):
+    """``--lessons 04 --write-guide``: lesson 04's memory row, its explorer's
+    CPU row and the dragged slider are new, every other row is kept, and a
+    line says what was re-measured; the result reads back."""
+    from helpers import widgets
+
+    new = measure_memory.Figures("a test machine", "2099-01-02")
+    label = next(r[0] for r in figures.memory if r[0].startswith("04 "))
+    new.memory = [(label, 4321, 4000, 9.9)]
+    names = [row.name for row in widgets.EXPLORERS if row.lesson == 4]
+    new.cpu = [(name, 1.5, 2.5) for name in names]
+    new.drag_cores = 0.42
+    merged = measure_memory.merge(figures, new, ["4"])
+    assert [r[0] for r in merged.memory] == [r[0] for r in figures.memory]
+    for old_row, row in zip(figures.memory, merged.memory):
+        assert row == (new.memory[0] if row[0] == label else old_row)
+    assert [r[0] for r in merged.cpu] == [r[0] for r in figures.cpu]
+    for old_row, row in zip(figures.cpu, merged.cpu):
+        assert row == ((row[0], 1.5, 2.5) if row[0] in names else old_row)
+    assert merged.drag_cores == 0.42 and merged.machine == figures.machine
+    assert merged.remeasured[-1] == ("Lesson 04 re-measured on a test machine, "
+                                     "2099-01-02.")
+    text = measure_memory.render(merged)
+    assert measure_memory.parse(text) == merged
+    new.when = "2099-01-03"
+    again = measure_memory.merge(merged, new, ["04"])  # the same lesson again
+    assert [line for line in again.remeasured if "04" in line] == [
+        "Lesson 04 re-measured on a test machine, 2099-01-03."]
+    both = measure_memory.merge(again, new, ["04", "05"])
+    assert both.remeasured[-1].startswith("Lessons 04, 05 re-measured on")
+    assert not [line for line in both.remeasured[:-1] if "04" in line]
+    new.cpu = []
+    gone = measure_memory.Figures(figures.machine, figures.when, figures.memory,
+                                  figures.cpu[1:], figures.drag_cores)
+    with pytest.raises(ValueError, match="--lessons"):
+        measure_memory.merge(gone, new, ["04"])
 
 
 def test_write_guide_replaces_only_the_region(tmp_path, figures):

@@ -1,4 +1,4 @@
-"""``explorer.save(name)`` (helpers/widgets/base.py, saving.py): every explorer
+"""``explorer.save(name)`` (helpers/widgets/output.py, saving.py): every explorer
 of the one table writes its picture as a PNG (the very bytes it shows) and
 its numbers as a CSV that reads back, with the csv module, to its
 ``.weights`` under the right labels (rows = queries, columns = keys)."""
@@ -84,14 +84,12 @@ def expected_labels(ex):
     tokens = list(ex.tokens)
     if ex.kind == "embedding_explorer":
         keys = list(lexicon.FEATURES)
-    elif getattr(ex, "source_tokens", None) is not None:
-        keys = list(ex.source_tokens)
     else:
-        keys = tokens
+        keys = ex.key_tokens()  # the tokens, or the cross explorer's source
     if len(keys) != W_.shape[-1]:
         keys = [str(i) for i in range(W_.shape[-1])]
     if W_.ndim == 1:
-        return keys, [(tokens[ex.target],)]
+        return keys, [(tokens[ex.query_index()],)]
     if W_.ndim == 3:
         heads = ([h.name for h in ex._heads_list] if ex.kind == "multi_head_explorer"
                  else [str(h) for h in range(W_.shape[0])])

@@ -37,7 +37,7 @@ def test_after_the_last_block_the_output_is_plain_attention(explorer):
     explorer.n.value, explorer.block.value, explorer.window.value = 20, 6, 0
     explorer.step.value = explorer.step.max
     assert explorer.step.max == 4  # ceil(20 / 6)
-    _, Q, K, V = lesson12._case(20)
+    _, Q, K, V = lesson12.sweep_case(20)
     expected = scaled_dot_product_attention(Q, K, V, mask=causal_mask(20))[0]
     assert np.abs(explorer.output - expected).max() <= 1e-12
     tiled = tiled_attention(Q, K, V, block=6, causal=True)
@@ -50,7 +50,7 @@ def test_after_the_last_block_the_output_is_plain_attention(explorer):
 def test_the_running_state_covers_only_the_keys_read(explorer, step):
     explorer.n.value, explorer.block.value, explorer.window.value = 16, 5, 0
     explorer.step.value = step
-    S = lesson12._case(16)[0]
+    S = lesson12.sweep_case(16)[0]
     seen = np.arange(16)[None, :] < step * 5
     allowed = causal_mask(16) & seen
     expected_max = np.where(allowed, S, -np.inf).max(axis=1)
@@ -70,7 +70,7 @@ def test_the_running_state_covers_only_the_keys_read(explorer, step):
 def test_the_window_and_the_memory_bar(explorer):
     explorer.n.value, explorer.block.value, explorer.window.value = 30, 4, 5
     explorer.step.value = explorer.step.max
-    _, Q, K, V = lesson12._case(30)
+    _, Q, K, V = lesson12.sweep_case(30)
     expected = scaled_dot_product_attention(Q, K, V, mask=sliding_window_mask(30, 5))[0]
     assert np.abs(explorer.output - expected).max() <= 1e-12
     assert np.all(np.isnan(explorer.weights[~sliding_window_mask(30, 5)]))
@@ -81,7 +81,7 @@ def test_the_window_and_the_memory_bar(explorer):
 def test_a_block_that_raises_the_max_is_counted(explorer):
     explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 0
     explorer.step.value = 2
-    S = lesson12._case(24)[0]
+    S = lesson12.sweep_case(24)[0]
     c = causal_mask(24)
     before = np.where(c & (np.arange(24) < 6), S, -np.inf).max(axis=1)
     after = np.where(c & (np.arange(24) < 12), S, -np.inf).max(axis=1)
@@ -161,10 +161,10 @@ def test_the_message_is_written_for_people(explorer, n, block, window, step, sai
 
 
 def test_the_title_counts_blocks_and_keys_in_words(explorer):
-    assert lesson12._plural(1, "block") == "1 block"
-    assert lesson12._plural(4, "block") == "4 blocks"
-    assert lesson12._key_range(3, 3) == "key 3"
-    assert lesson12._key_range(3, 5) == "keys 3 to 5"
+    assert lesson12.plural(1, "block") == "1 block"
+    assert lesson12.plural(4, "block") == "4 blocks"
+    assert lesson12.key_range(3, 3) == "key 3"
+    assert lesson12.key_range(3, 5) == "keys 3 to 5"
     explorer.n.value, explorer.block.value, explorer.window.value = 1, 1, 0
     explorer.step.value = 1
     title = explorer.artists.grid.title.get_text()
@@ -252,7 +252,7 @@ def test_a_first_allowed_key_is_not_counted_as_a_rescaling(explorer):
     # with a finite old max whose max rose were rescaled
     explorer.n.value, explorer.block.value, explorer.window.value = 24, 6, 4
     explorer.step.value = 2
-    S = lesson12._case(24)[0]
+    S = lesson12.sweep_case(24)[0]
     band = sliding_window_mask(24, 4)
     before = np.where(band & (np.arange(24) < 6), S, -np.inf).max(axis=1)
     after = np.where(band & (np.arange(24) < 12), S, -np.inf).max(axis=1)

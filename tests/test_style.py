@@ -142,6 +142,40 @@ def test_every_explorer_fits_a_laptop_without_being_stretched(row):
         ex.close()
 
 
+def test_the_fit_runs_again_only_when_what_it_reads_changed():
+    """The screen fit runs on every update (every keystroke): it fits again
+    only when the sizes, the page's bars, the measured room or the height of
+    a control that can grow (an HTML table) changed (``_fitted`` is what the
+    last fit was made for)."""
+    ex = W.parameter_calculator()  # its HTML table is part of its controls
+    try:
+        fitted = ex._fitted
+        ex.n_layers.value = 95  # new numbers, the same lines: nothing to fit
+        ex.d_k.value = 64
+        assert ex._fitted is fitted and ex.update_count == 3
+        ex.fit_screen(300)  # the page's bars: fitted again
+        assert ex._fitted is not fitted
+        reserve = 300 + ex._controls_px + style.MESSAGE_PX
+        assert ex.picture.layout.max_height == (
+            f"max({style.MIN_PICTURE_PX}px, calc(100vh - {reserve:.0f}px))")
+        fitted = ex._fitted
+        ex.fit_screen(300)
+        assert ex._fitted is fitted
+        with ex.quietly():
+            ex.table.value += "<br>one more line"  # the HTML grew
+        ex._fit_screen()
+        assert ex._fitted is not fitted
+        assert ex._controls_px == base.controls_height(ex._controls)
+        assert ex.picture.layout.max_height == (
+            f"max({style.MIN_PICTURE_PX}px, calc(100vh - "
+            f"{300 + ex._controls_px + style.MESSAGE_PX:.0f}px))")
+        fitted = ex._fitted
+        style.projector()  # the sizes: fitted again
+        assert ex._fitted is not fitted and "attn-projector" in ex._dom_classes
+    finally:
+        ex.close()
+
+
 def test_projection_mode_grows_the_controls_and_the_room_they_take():
     ex = W.pattern_explorer()
     normal = ex.picture.layout.max_height

@@ -25,8 +25,8 @@ from matplotlib.font_manager import findfont
 
 from helpers.world import heads, lexicon
 from helpers import widgets as W
-from helpers.widgets import (EXPLORERS, base, engine, lesson04, lesson09, panels,
-                             policy, reading)
+from helpers.widgets import (EXPLORERS, base, engine, kit, lesson09, panels,
+                             policy)
 from helpers.attention import softmax
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -40,10 +40,13 @@ def _has_weights():
     return True
 
 
-# The explorers of the lessons that read the toy lexicon (00-09; 10 and 11
-# read word pieces, 12 reads no text: their own test files feed them odd
-# input), from the one table of explorers.
-LEXICON_LESSONS = range(0, 10)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _needs(row):
+    """Skip marks of a row whose data file is missing."""
+    return [pytest.mark.skipif(not (ROOT / row.needs).exists(),
+                               reason=f"{row.needs} missing")] if row.needs else []
 
 
 def _text_boxes(factory):
@@ -66,15 +69,13 @@ def _sentence_explorers():
     every text box of every toy-lexicon explorer of :data:`EXPLORERS`."""
     cases = []
     for row in EXPLORERS:
-        if row.lesson not in LEXICON_LESSONS:
+        if not row.lexicon:  # the others: their own test files feed odd input
             continue
         boxes = _text_boxes(row.factory)
         for box in boxes:
             name = row.name if len(boxes) == 1 else f"{row.name}/{box}"
-            marks = [pytest.mark.skipif(
-                not _has_weights(), reason="data/tinymodel_weights.npz missing")
-            ] if row.lesson == 9 else []
-            cases.append(pytest.param(name, row.factory, box, marks=marks, id=name))
+            cases.append(pytest.param(name, row.factory, box, marks=_needs(row),
+                                      id=name))
     return cases
 
 
@@ -174,7 +175,7 @@ def test_any_input(made, name, factory, box, case):
         assert weights.shape == (n,)
     else:
         assert weights.shape == (n, n)
-    if name != "embedding_explorer" and weights.size:
+    if ex.weights_are_pattern and weights.size:
         assert np.allclose(weights.sum(axis=-1), 1.0)
     if case == "300 words":
         assert "first 24 of 300" in ex.message
@@ -439,9 +440,9 @@ class _Typo(base.SentenceExplorer):
         art.heat = panels.Heatmap(art, [0.2, 0.2, 0.6, 0.6])
 
     def _compute(self):
-        r = reading._read(self.sentence.value)
+        r = kit.read_sentence(self.sentence.value)
         if r.empty:
-            return base._empty_state(r)
+            return kit.empty_state(r)
         A = np.full((len(r.tokens),) * 2, 1.0 / len(r.tokens))
         return base.State(tokens=r.tokens, weights=A, notes=r.notes,
                           **self.state_fields)
@@ -594,8 +595,8 @@ def test_mimebundle_flushes_a_pending_picture():
 
 def test_dom_classes():
     for row in EXPLORERS:
-        if row.lesson not in LEXICON_LESSONS:
-            continue  # lessons 10-12: their own test files check their classes
+        if not row.lexicon:
+            continue  # lessons 10-14: their own test files check their classes
         ex = row.factory()
         assert "attn-explorer" in ex._dom_classes
         assert "attn-picture" in ex.picture._dom_classes
@@ -788,44 +789,28 @@ def test_update_explorer_reports_the_sense_tie_before_the_update():
 # --------------------------------------------------------------------------
 _WORDS = ("the fluffy blue creature roamed the verdant forest near the river bank "
           "and swam across water to get to the other bank of the wide river").split()
-_FRENCH = ("le chat noir mange le poisson dans la maison de la grande mère avec le "
-           "petit chien noir qui dort sur le tapis rouge").split()
 
 
-def _token_explorer(name, n):
-    """Explorer ``name`` on an n-token sentence."""
+def _token_explorer(case, n):
+    """The explorer of ``case`` (a row of EXPLORERS and one of its
+    ``examples``) on an n-word sentence."""
+    row, kwargs = case
     text = " ".join(_WORDS[:n])
     if n >= 16:  # a long word: cut to LABEL_CHARS, it must still fit
         text = text.replace("verdant", "extraordinarily")
-    french = " ".join(_FRENCH[:n])
-    make = {
-        "first_taste": lambda: W.first_taste(text),
-        "embedding": lambda: W.embedding_explorer(text),
-        "weighted_sum": lambda: W.weighted_sum_explorer(text, "bank"),
-        "qk": lambda: W.qk_explorer(text, "creature"),
-        "pattern": lambda: W.pattern_explorer(text),
-        "pattern/video": lambda: W.pattern_explorer(text, convention=lesson04._VIDEO),
-        "update": lambda: W.update_explorer(text, "bank"),
-        "update/adjective": lambda: W.update_explorer(text, "creature",
-                                                      head="adjective"),
-        "mask": lambda: W.mask_explorer(text),
-        "mask/output": lambda: W.mask_explorer(text, step=4),
-        "multi_head/one": lambda: W.multi_head_explorer(text, head="sense"),
-        "multi_head/all": lambda: W.multi_head_explorer(text),
-        "cross": lambda: W.cross_explorer(text, french),
-        "sense": lambda: W.sense_explorer(text),
-    }[name]
-    ex = make()
+    kwargs = {k: " ".join(v.split()[:n]) if isinstance(v, str) and " " in v else v
+              for k, v in kwargs.items()}
+    ex = row.factory(text, **kwargs)
     ex.flush()
     assert len(ex.tokens) == n, ex.tokens
     return ex
 
 
-TOKEN_EXPLORERS = ["first_taste", "embedding", "weighted_sum", "qk", "pattern",
-                   "pattern/video", "update", "update/adjective", "mask",
-                   "mask/output", "multi_head/one", "multi_head/all", "cross",
-                   pytest.param("sense", marks=pytest.mark.skipif(
-                       not _has_weights(), reason="no trained weights"))]
+#: Every example of every row of EXPLORERS (``examples``): name/variant.
+TOKEN_EXPLORERS = [
+    pytest.param((row, kwargs), id=f"{row.name}/{variant}" if variant else row.name,
+                 marks=_needs(row))
+    for row in EXPLORERS for variant, kwargs in row.examples.items()]
 
 
 def _panels(layer):
@@ -885,16 +870,17 @@ def _check_token_labels(ex, min_px):
 
 
 @pytest.mark.parametrize("n", [12, 16])
-@pytest.mark.parametrize("name", TOKEN_EXPLORERS)
-def test_token_labels_are_readable_and_do_not_overlap(name, n):
-    ex = _token_explorer(name, n)
+@pytest.mark.parametrize("case", TOKEN_EXPLORERS)
+def test_token_labels_are_readable_and_do_not_overlap(case, n):
+    ex = _token_explorer(case, n)
     # as many pixels as the 8 pt labels of helpers.figures.plots at 100 dpi
     labels = _check_token_labels(ex, _pixels(8, 100))
-    # ordinary words are never cut
-    words = set(ex.tokens) | set(getattr(ex, "source_tokens", ()))
+    # ordinary words are never cut (a highlighted one carries the mark first)
+    labels = {lab.removeprefix(panels.MARK) for lab in labels}
+    words = set(ex.tokens) | set(ex.key_tokens())
     for word in words - {"extraordinarily"}:
         assert any(lab == word or lab.startswith(word + " ") for lab in labels), word
-    if name.startswith("update"):  # the weights after the words are kept
+    if ex.kind == "update_explorer":  # the weights after the words are kept
         rows = [t.get_text() for t in ex.artists.flow.row_text if t.get_visible()]
         assert rows == [f"{lab} ({w:.2f})" for lab, w in
                         zip([r.rsplit(" (", 1)[0] for r in rows[:-1]],
@@ -905,9 +891,9 @@ def test_token_labels_are_readable_and_do_not_overlap(name, n):
     ex.close()
 
 
-@pytest.mark.parametrize("name", TOKEN_EXPLORERS)
-def test_token_labels_of_long_sentences_shrink_to_at_least_10_px(name):
-    ex = _token_explorer(name, 24)
+@pytest.mark.parametrize("case", TOKEN_EXPLORERS)
+def test_token_labels_of_long_sentences_shrink_to_at_least_10_px(case):
+    ex = _token_explorer(case, 24)
     _check_token_labels(ex, engine.MIN_LABEL_PX)
     ex.close()
 
@@ -1025,20 +1011,17 @@ def _check_still(ex, min_px=engine.MIN_LABEL_PX):
 
 
 @pytest.mark.parametrize("n", [12, 24])
-@pytest.mark.parametrize("name", TOKEN_EXPLORERS)
-def test_explorer_stills_have_no_text_under_10_px_and_no_wide_margins(name, n):
-    ex = _token_explorer(name, n)
+@pytest.mark.parametrize("case", TOKEN_EXPLORERS)
+def test_explorer_stills_have_no_text_under_10_px_and_no_wide_margins(case, n):
+    ex = _token_explorer(case, n)
     texts = _check_still(ex)
-    numbers = {"qk": "cell", "weighted_sum": "bar", "update": "bar",
-               "sense": "bar"}.get(name)
-    if numbers:  # the numbers printed on bars / in cells are among them
-        panel = ex.artists.keys if numbers == "cell" else next(
-            p for p in _panels(ex.artists) if isinstance(p, panels.Bars)
-            and p.value_text)
-        shown = ([t for row in panel.cell_text for t in row] if numbers == "cell"
-                 else [t for row in panel.value_text for t in row])
-        shown = [t for t in shown if t.get_visible() and t.get_text()]
-        assert shown and set(shown) <= set(texts)
+    # the numbers printed in cells and on bars are among them (so checked too)
+    numbers = [t for p in _panels(ex.artists)
+               for row in getattr(p, "cell_text", []) + getattr(p, "value_text", [])
+               for t in row if t.get_visible() and t.get_text()]
+    assert set(numbers) <= set(texts)
+    if ex.kind in ("qk_explorer", "weighted_sum_explorer"):  # they print numbers
+        assert numbers
     ex.close()
 
 
@@ -1065,7 +1048,6 @@ def test_margins_are_trimmed_but_the_placeholder_keeps_its_picture():
 # --------------------------------------------------------------------------
 # one module per lesson, one table of explorers (issue 20)
 # --------------------------------------------------------------------------
-ROOT = Path(__file__).resolve().parents[1]
 WIDGETS = ROOT / "helpers" / "widgets"
 LESSON_MODULE = re.compile(r"helpers\.widgets\.lesson\d\d")
 
@@ -1159,6 +1141,19 @@ def _hand_written_lists(tree, names):
                 found |= _refers(part, names)
         if len(found) >= 3:
             yield node.lineno, sorted(found)
+
+
+def test_widget_modules_import_no_private_name_of_another_module():
+    """The explorers' shared API has public names (``helpers.widgets.kit``):
+    a leading underscore means "this module only"."""
+    found = []
+    for path in sorted(WIDGETS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "helpers"):
+                found += [f"{path.name}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_")]
+    assert found == []
 
 
 def test_explorer_names_are_listed_in_exactly_one_table():

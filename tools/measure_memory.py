@@ -2,7 +2,7 @@
 
 For the instructor's guide ("Handing the series to a class on a JupyterHub"):
 
-* **memory**: every lesson notebook (``notebooks/00..12_*.ipynb``) is executed
+* **memory**: every lesson notebook (``notebooks/NN_*.ipynb``) is executed
   from top to bottom in a fresh ``python3`` kernel (nbclient, as
   ``tools/execute.py`` does; nothing is written back), and the kernel
   process's peak resident memory (``VmHWM`` in ``/proc/<pid>/status``, Linux
@@ -31,6 +31,15 @@ Run from the repository root, with the test copy of lesson 10's model::
 ``data/gpt``.) Prints the tables as markdown;
 ``--write-guide`` also puts them into ``notebooks/instructor_guide.md``
 between ``<!-- tools/measure_memory.py -->`` and its closing marker.
+
+After adding or changing an explorer (or a lesson), re-measure only its
+lesson and merge the figures into the guide's tables::
+
+    ... tools/measure_memory.py --lessons 04 --write-guide
+
+That runs lesson 04's notebook and times lesson 04's explorers (and, for
+04, the dragged slider), keeps every other row of the guide as it was, and
+adds a line saying which lessons were re-measured on which machine.
 Memory figures barely depend on other load on the machine; CPU figures are
 process CPU time, not wall time, but still grow somewhat on a busy machine
 (shared caches), so they are reported as measured, with the machine.
@@ -71,6 +80,7 @@ MEMORY_HEADER = ("| process | peak MiB | at the end MiB | CPU s |\n"
 CPU_HEADER = ("| explorer: one update | CPU ms, median | CPU ms, p95 |\n"
               "| --- | ---: | ---: |")
 MACHINE_LINE = "Measured on {machine}, {when}."
+REMEASURED_LINE = "{lessons} re-measured on {machine}, {when}."
 DRAG_LINE = ("While a learner drags lesson 04's temperature slider ({rate} widget "
              "messages a second), their kernel uses {cores:.2f} of a core.")
 
@@ -86,6 +96,8 @@ class Figures:
     memory: list[tuple[str, int, int, float | None]] = field(default_factory=list)
     cpu: list[tuple[str, float, float]] = field(default_factory=list)
     drag_cores: float | None = None
+    #: lines saying which lessons were re-measured later (:func:`merge`)
+    remeasured: list[str] = field(default_factory=list)
 
     def peak(self, label: str) -> int:
         return next(row[1] for row in self.memory if row[0] == label)
@@ -100,8 +112,9 @@ class Figures:
 # ---------------------------------------------------------------------------
 def render(fig: Figures) -> str:
     """The guide's region, markers included."""
-    lines = [START, MACHINE_LINE.format(machine=fig.machine, when=fig.when), "",
-             MEMORY_HEADER]
+    lines = [START, MACHINE_LINE.format(machine=fig.machine, when=fig.when)]
+    lines += fig.remeasured
+    lines += ["", MEMORY_HEADER]
     lines += [f"| {name} | {peak} | {end} | "
               f"{'—' if cpu is None else format(cpu, '.1f')} |"
               for name, peak, end, cpu in fig.memory]
@@ -131,6 +144,8 @@ def parse(text: str) -> Figures:
     if not m:
         raise ValueError("no 'Measured on ...' line")
     fig = Figures(m["machine"], m["when"])
+    fig.remeasured = [line for line in body.splitlines()
+                      if line.startswith("Lesson") and " re-measured on " in line]
     table = None
     for line in body.splitlines():
         if line.startswith("| process |"):
@@ -155,6 +170,50 @@ def parse(text: str) -> Figures:
     if render(fig) != body:
         raise ValueError("the region is not in the form tools/measure_memory.py "
                          "writes: run it with --write-guide")
+    return fig
+
+
+def merge(old: Figures, new: Figures, lessons) -> Figures:
+    """``old`` (the guide's figures) with the rows of ``lessons`` (["04"])
+    taken from ``new``, a run with ``--lessons``: their memory rows, the CPU
+    rows of their explorers, the dragged slider's share when 04 is among
+    them. Every other row is kept; a line names the lessons re-measured.
+    A ValueError when an explorer of another lesson has no row in ``old``
+    (measure its lesson too)."""
+    from helpers.widgets import EXPLORERS
+
+    lessons = sorted({f"{int(n):02d}" for n in lessons})
+    fig = Figures(old.machine, old.when, remeasured=[
+        line for line in old.remeasured
+        if not set(re.findall(r"\d\d", line.split(" re-measured")[0])) <= set(lessons)])
+    fig.remeasured.append(REMEASURED_LINE.format(
+        lessons=("Lesson " if len(lessons) == 1 else "Lessons ") + ", ".join(lessons),
+        machine=new.machine, when=new.when))
+    fresh = {row[0][:2]: row for row in new.memory if row[0][:2] in lessons}
+    rows = [fresh.pop(row[0][:2], row) if row[0][:2] in lessons else row
+            for row in old.memory]
+    for key, row in sorted(fresh.items()):  # a new lesson: in its place
+        at = next((i for i, r in enumerate(rows)
+                   if r[0][:2].isdigit() and r[0][:2] > key
+                   or r[0] == SERVER), len(rows))
+        rows.insert(at, row)
+    fig.memory = rows
+    measured = {row[0]: row for row in new.cpu}
+    kept = {row[0]: row for row in old.cpu}
+    fig.cpu, missing = [], []
+    for name in cpu_row_order(EXPLORERS):
+        row = measured.get(name) or kept.get(name)
+        if row is None:
+            missing.append(name)
+        else:
+            fig.cpu.append(row)
+    if missing:
+        lesson_of = {row.name: f"{row.lesson:02d}" for row in EXPLORERS}
+        need = sorted({lesson_of[n] for n in missing})
+        raise ValueError(f"no CPU figures for {', '.join(missing)}: add "
+                         f"--lessons {' '.join(need)}")
+    fig.drag_cores = (new.drag_cores if "04" in lessons and new.drag_cores
+                      is not None else old.drag_cores)
     return fig
 
 
@@ -225,20 +284,24 @@ def model_in_cache() -> bool:
     return any(folder.glob("*/model.safetensors"))
 
 
-def measure_lessons(only=None, log=print, failed=None) -> list[tuple]:
-    """Memory rows: the baseline, then every lesson (those that fail are
-    appended to ``failed`` and left out)."""
+def measure_lessons(only=None, log=print, failed=None,
+                    baseline=True) -> list[tuple]:
+    """Memory rows: the baseline (unless ``baseline`` is False), then every
+    lesson, or those of ``only`` (those that fail are appended to ``failed``
+    and left out)."""
     import nbformat
 
     failed = [] if failed is None else failed
 
     rows = []
-    first = nbformat.read(str(lesson_paths()[1]), as_version=4)
-    setup = [c for c in first.cells if "setup" in c.metadata.get("tags", [])]
-    baseline = nbformat.v4.new_notebook(cells=setup[:1])
-    peak, end, cpu, secs = kernel_memory(baseline)
-    log(f"{BASELINE}: peak {peak} MiB, end {end} MiB, CPU {cpu:.1f} s ({secs:.0f} s)")
-    rows.append((BASELINE, peak, end, round(cpu, 1)))
+    if baseline:
+        first = nbformat.read(str(lesson_paths()[1]), as_version=4)
+        setup = [c for c in first.cells if "setup" in c.metadata.get("tags", [])]
+        peak, end, cpu, secs = kernel_memory(nbformat.v4.new_notebook(
+            cells=setup[:1]))
+        log(f"{BASELINE}: peak {peak} MiB, end {end} MiB, CPU {cpu:.1f} s "
+            f"({secs:.0f} s)")
+        rows.append((BASELINE, peak, end, round(cpu, 1)))
     for path in lesson_paths():
         if only and path.name[:2] not in only:
             continue
@@ -331,9 +394,12 @@ def cpu_row_order(explorers) -> list[str]:
             + [row.name for row in explorers if row.lesson in OWN_LESSONS])
 
 
-def explorer_cpu(n: int = 20, log=print) -> list[tuple[str, float, float]]:
-    """(explorer, median CPU ms, p95 CPU ms) of one update, every explorer."""
+def explorer_cpu(n: int = 20, log=print,
+                 lessons=None) -> list[tuple[str, float, float]]:
+    """(explorer, median CPU ms, p95 CPU ms) of one update, every explorer
+    (or those of ``lessons``, e.g. ["04"])."""
     bench = _bench()
+    wanted = None if not lessons else {int(x) for x in lessons}
     W = bench.W
     assert set(bench.OWN_TABLE) == set(OWN_LESSONS), "bench_widgets.OWN_TABLE changed"
     rows = []
@@ -358,14 +424,20 @@ def explorer_cpu(n: int = 20, log=print) -> list[tuple[str, float, float]]:
         rows.append((_own_name(lesson), *_cpu_of(bench, ex, attr, texts[2:])))
         ex.close()
 
-    for row in bench._explorers():
+    lesson_of = {row.name: row.lesson for row in W.EXPLORERS}
+    for row in bench._explorers(None if wanted is None else
+                                [n for n, k in lesson_of.items() if k in wanted]):
         toggled(*row)
     from helpers.widgets import lesson10, lesson11
 
-    typed(10, lesson10._shared_model, bench._real_sentences, "sentence",
-          layer=2, head=3)
-    typed(11, lesson11._shared_model, bench._gpt_prompts, "prompt", layer=1, head=2)
-    toggled(_own_name(12), *bench._scale_settings()[0][1:])
+    if wanted is None or 10 in wanted:
+        typed(10, lesson10._shared_model, bench._real_sentences, "sentence",
+              layer=2, head=3)
+    if wanted is None or 11 in wanted:
+        typed(11, lesson11._shared_model, bench._gpt_prompts, "prompt", layer=1,
+              head=2)
+    if wanted is None or 12 in wanted:
+        toggled(_own_name(12), *bench._scale_settings()[0][1:])
     for row in rows:
         log(f"{row[0]}: CPU median {row[1]:.1f} ms, p95 {row[2]:.1f} ms")
     return rows
@@ -465,8 +537,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not Path("/proc/self/status").exists():
         sys.exit("measure_memory.py reads /proc/<pid>/status: it needs Linux")
-    if args.write_guide and args.lessons:
-        sys.exit("--write-guide needs every lesson: leave out --lessons")
+    merging = bool(args.write_guide and args.lessons)
+    if merging:  # only these lessons; the guide keeps every other row
+        args.lessons = [f"{int(n):02d}" for n in args.lessons]
+        args.server = False
+        old = parse(GUIDE.read_text(encoding="utf-8"))
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -475,15 +550,19 @@ def main(argv=None) -> int:
 
     fig = Figures(machine(), datetime.date.today().isoformat())
     failed = []
-    fig.memory = measure_lessons(args.lessons, log=log, failed=failed)
+    fig.memory = measure_lessons(args.lessons, log=log, failed=failed,
+                                 baseline=not merging)
     if args.server:
         peak, end = server_memory()
         log(f"{SERVER}: peak {peak} MiB, end {end} MiB")
         fig.memory.append((SERVER, peak, end, None))
     if args.cpu:
-        fig.cpu = explorer_cpu(args.n, log=log)
-        fig.drag_cores = drag_cores()
-        log(f"dragging: {fig.drag_cores:.2f} of a core")
+        fig.cpu = explorer_cpu(args.n, log=log, lessons=args.lessons)
+        if not args.lessons or "04" in args.lessons:  # lesson 04's slider
+            fig.drag_cores = drag_cores()
+            log(f"dragging: {fig.drag_cores:.2f} of a core")
+    if merging and not failed:
+        fig = merge(old, fig, args.lessons)
     text = render(fig)
     print(text)
     if failed:

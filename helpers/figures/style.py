@@ -65,7 +65,7 @@ MIN_LABEL_PX = 10  # no text of an explorer picture is smaller (normal mode)
 #: projector), its picture is scaled down to fit the window less
 #: SCREEN_CHROME_PX (JupyterLab's bars and the cell's margins) and its
 #: controls and message (MESSAGE_PX, at the current sizes), never below
-#: MIN_PICTURE_PX (helpers.widgets.base.Explorer._fit_screen).
+#: MIN_PICTURE_PX (helpers.widgets.screen.ScreenFit._fit_screen).
 LAPTOP = (1366, 768)
 SCREEN_CHROME_PX = 140
 MESSAGE_PX = 34

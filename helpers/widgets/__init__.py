@@ -53,7 +53,7 @@ box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
 ``attn-layer``, ...); ``attn-projector`` on an explorer in projection mode.
 
-Sizes (issue 39; ``base.Explorer._fit_screen``, numbers in ``helpers.figures.style``):
+Sizes (issue 39; ``screen.ScreenFit``, numbers in ``helpers.figures.style``):
 a picture is shown at its own pixels, never stretched to the cell's width,
 and every explorer of the table fits a laptop's notebook area whole (1366 x
 768 in JupyterLab: controls, picture and message). The rule is in the base
@@ -61,24 +61,32 @@ class, so a new explorer gets it: where the explorer would be taller than the
 window's notebook area, its picture is scaled down to fit. In projection mode
 the controls grow with the pictures.
 
-Modules: ``policy`` (the token cap, the debounce, the shared colours),
-``engine`` (drawing), ``panels`` (heatmap, bars, the pixel heatmap, the
-feature-column heatmap), ``saving`` (the PNG and CSV of ``save``),
-``reading`` (reading typed sentences), ``controls`` (text boxes, dropdowns,
-the token picker), ``toy`` (the lessons' sentences and hand-built heads),
-``base`` (the explorer base: ``Explorer``, ``SentenceExplorer``, ``State``),
-then ``lessonNN`` for every lesson with an explorer (``lesson00`` ...
-``lesson14``, the numbers of ``checks/lessonNN.py``);
+Modules: ``kit`` (start here: everything an explorer module imports, by its
+public name, and the rules an explorer follows), ``base`` (the explorer:
+``Explorer``, ``SentenceExplorer``, ``State``; inputs -> state -> picture),
+``screen`` (its size on the screen), ``output`` (``save``, ``repr``, the
+display bundle), ``policy`` (the token cap, the debounce, the shared
+colours), ``engine`` (drawing), ``panels`` (heatmap, bars, the pixel
+heatmap, the feature-column heatmap), ``saving`` (the PNG and CSV layouts of
+``save``), ``reading`` (reading typed sentences), ``controls`` (text boxes,
+dropdowns, the token picker), ``toy`` (the lessons' sentences and hand-built
+heads), ``sizing`` and ``access`` (the stylesheet, the keyboard and the text
+alternative in the browser), then ``lessonNN`` for every lesson with an
+explorer (``lesson00`` ... ``lesson14``, the numbers of
+``checks/lessonNN.py``), with ``*_parts`` modules that belong to one lesson;
 no lesson module imports another. :data:`EXPLORERS` below is the one table of
-explorers (lesson, title, factory, one-line instruction): the playground's
-pages (:class:`PageMenu`), the widget tests and the widget benchmark read
-it. Adding an explorer is one function in ``lessonNN.py`` plus one import
-and one row here.
+explorers (lesson, title, factory, one-line instruction, and what the tests
+need: ``lexicon``, ``examples``, ``needs``): the playground's pages
+(:class:`PageMenu`), the widget tests, the browser test, the widget
+benchmark and ``tools/measure_memory.py`` read it. Adding an explorer is one
+function in ``lessonNN.py`` plus one import and one row here
+(CONTRIBUTING.md, "Add an explorer").
 """
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from types import MappingProxyType
+from typing import Callable, Mapping, NamedTuple
 
 import ipywidgets
 
@@ -88,7 +96,7 @@ from helpers.widgets.lesson00 import first_taste
 from helpers.widgets.lesson01 import embedding_explorer
 from helpers.widgets.lesson02 import weighted_sum_explorer
 from helpers.widgets.lesson03 import qk_explorer
-from helpers.widgets.lesson04 import pattern_explorer
+from helpers.widgets.lesson04 import VIDEO, pattern_explorer
 from helpers.widgets.lesson05 import update_explorer
 from helpers.widgets.lesson06 import mask_explorer
 from helpers.widgets.lesson07 import multi_head_explorer, parameter_calculator
@@ -102,14 +110,39 @@ from helpers.widgets.lesson14 import memory_explorer
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
 
 
+#: A French sentence of 24 words: the second text of the cross explorer's
+#: examples (the tests cut it to the first sentence's length).
+_FRENCH = ("le chat noir mange le poisson dans la maison de la grande m\u00e8re avec "
+           "le petit chien noir qui dort sur le tapis rouge")
+
+
 class ExplorerRow(NamedTuple):
     """One explorer: its lesson, its title in the playground's menu (after
-    the lesson number), the factory and a one-line instruction for its page."""
+    the lesson number), the factory and a one-line instruction for its page;
+    then what the tests need to know (every test that needs explorers reads
+    this table, there is no other list):
+
+    * ``lexicon``: it reads typed words with the toy lexicon (lessons
+      00-09): the bad-input test types odd text into each of its text boxes.
+      An explorer that reads anything else (word pieces, numbers) has its
+      own test file for odd input.
+    * ``examples``: the settings the label tests draw it with, on sentences
+      of 12, 16 and 24 words of the toy lexicon: variant name -> keyword
+      arguments of ``factory(sentence, **kwargs)``; a text of several words
+      among them (a second sentence) is cut to the same number of words.
+      Empty: no token labels to check (the pictures have none, or they are
+      not the typed words).
+    * ``needs``: a data file (from the repository's root) without which it
+      cannot run; its tests are skipped when the file is missing.
+    """
 
     lesson: int
     title: str
     factory: Callable
     instruction: str
+    lexicon: bool = False
+    examples: Mapping[str, Mapping] = MappingProxyType({})
+    needs: str = ""
 
     @property
     def name(self) -> str:
@@ -125,37 +158,52 @@ class ExplorerRow(NamedTuple):
 #: The one table of explorers, in teaching order.
 EXPLORERS = (
     ExplorerRow(0, "First look", first_taste,
-                "Type any sentence: each row shows where that word looks."),
+                "Type any sentence: each row shows where that word looks.",
+                lexicon=True, examples={"": {}}),
     ExplorerRow(1, "Embeddings", embedding_explorer,
                 "Type a sentence: one row of features per word; a red '?' marks an "
-                "unknown word."),
+                "unknown word.",
+                lexicon=True, examples={"": {}}),
     ExplorerRow(2, "Weighted sum", weighted_sum_explorer,
                 "Pick a target word: its new vector is the weighted sum of the whole "
-                "sentence."),
+                "sentence.",
+                lexicon=True, examples={"": {"token": "bank"}}),
     ExplorerRow(3, "Query, key", qk_explorer,
                 "Pick a query token and compare what it looks for with what every key "
-                "offers."),
+                "offers.",
+                lexicon=True, examples={"": {"token": "creature"}}),
     ExplorerRow(4, "Pattern", pattern_explorer,
-                "Drag the temperature: low sharpens each row, high flattens it."),
+                "Drag the temperature: low sharpens each row, high flattens it.",
+                lexicon=True, examples={"": {}, "video": {"convention": VIDEO}}),
     ExplorerRow(5, "Update", update_explorer,
                 "Pick 'bank' or 'mole' and change the clue words: watch the sense "
-                "move."),
+                "move.",
+                lexicon=True, examples={
+                    "": {"token": "bank"},
+                    "adjective": {"token": "creature", "head": "adjective"}}),
     ExplorerRow(6, "Masking", mask_explorer,
                 "Step through scores, mask, softmax and output; switch the mask off "
-                "and on."),
+                "and on.",
+                lexicon=True, examples={"": {}, "output": {"step": 4}}),
     ExplorerRow(7, "Heads", multi_head_explorer,
-                "Pick one head, or all of them, on the same sentence."),
+                "Pick one head, or all of them, on the same sentence.",
+                lexicon=True, examples={"one": {"head": "sense"}, "all": {}}),
     ExplorerRow(7, "Parameters", parameter_calculator,
                 "Change d_model, d_k, heads and layers: count the parameters of "
-                "attention."),
+                "attention.",
+                lexicon=True),
     ExplorerRow(8, "Cross", cross_explorer,
-                "Edit the English or the French sentence: rows are French queries."),
+                "Edit the English or the French sentence: rows are French queries.",
+                lexicon=True, examples={"": {"target": _FRENCH}}),
     ExplorerRow(8, "Picture", image_explorer,
                 "Type a caption: each word lights the patches of the picture it looks "
-                "at."),
+                "at.",
+                lexicon=True),
     ExplorerRow(9, "Trained model", sense_explorer,
                 "Type a sentence with 'bank' or 'mole': the trained model picks a "
-                "sense."),
+                "sense.",
+                lexicon=True, examples={"": {}},
+                needs="data/tinymodel_weights.npz"),
     ExplorerRow(10, "Real model", real_attention_explorer,
                 "Type any sentence: a real model's 12 heads of one layer, or pick one "
                 "head."),

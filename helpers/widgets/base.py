@@ -26,15 +26,17 @@ An explorer declares each input and each value it shows once:
   update stops with ``.last_error`` set and a message (tests fail on it; a
   widget callback never raises).
 
-Elsewhere: reading typed sentences (``reading.py``), the shared input
-widgets and the token picker (``controls.py``), the lessons' toy world
-(``toy.py``), policy constants (``policy.py``) and drawing (``engine.py``).
+This module is the state and the drawing: ``refresh`` (inputs -> state),
+the draw scheduling (one picture per burst of updates) and the picture's
+text alternative. The explorer's other two jobs are mixins: its size on the
+screen (:class:`helpers.widgets.screen.ScreenFit`) and saving and display
+(:class:`helpers.widgets.output.SaveAndDisplay`). What an explorer module
+imports is gathered, with public names, in :mod:`helpers.widgets.kit`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 import warnings
 import weakref
@@ -49,11 +51,13 @@ from matplotlib.figure import Figure
 
 from helpers.figures import style
 from helpers.figures import alt as alt_text
-from helpers.widgets import saving
 from helpers.widgets.access import make_access
-from helpers.widgets.controls import TokenPicker, _sentence_box
+from helpers.widgets.controls import TokenPicker, sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
+from helpers.widgets.output import (  # noqa: F401  (in_app: the playground's)
+    SaveAndDisplay, in_app, load_or_explain, mime_bundle)
 from helpers.widgets.policy import MAX_WAIT, SETTLE
+from helpers.widgets.screen import ScreenFit
 from helpers.widgets.sizing import (  # noqa: F401  (MESSAGE_STYLE: the tests')
     MESSAGE_STYLE, controls_height, picture_layout, png_size)
 
@@ -93,8 +97,8 @@ class State(SimpleNamespace):
 STATE_FIELDS = frozenset(vars(State()))
 
 
-def _empty_state(read, placeholder="Type a sentence above", weights_shape=(0, 0),
-                 **fields):
+def empty_state(read, placeholder="Type a sentence above", weights_shape=(0, 0),
+                **fields):
     """The state of an input with nothing to draw (``read``: what ``_read``
     returned, or anything with ``tokens`` and ``notes``)."""
     return State(empty=True, placeholder=placeholder, tokens=read.tokens,
@@ -114,23 +118,29 @@ def _inputs(controls):
     return found
 
 
-class Explorer(widgets.VBox):
+class Explorer(ScreenFit, SaveAndDisplay, widgets.VBox):
     """Common machinery: inputs -> state (synchronously) -> one picture.
 
     A subclass gives ``kind``, ``figsize``, ``shows`` (see the module
     docstring) and three methods: ``_build(art)`` makes the panels once,
     ``_compute()`` reads the inputs into a :class:`State`, ``_paint(art,
     state)`` updates the panels and returns a key naming the static content
-    (axes, limits) whose background the engine caches.
+    (axes, limits) whose background the engine caches. Everything else
+    comes from here and the two mixins (:mod:`helpers.widgets.kit` lists it).
     """
 
     kind = "explorer"
     figsize = (7.0, 5.0)
     #: value shown -> its value before anything is shown (the module docstring)
     shows: dict = {}
+    #: ``.weights`` is an attention pattern: every row sums to 1 (the tests
+    #: check it). False for an explorer whose ``.weights`` are other numbers
+    #: (lesson 01's embeddings, scores before the softmax).
+    weights_are_pattern = True
 
     def __init__(self, controls):
         super().__init__()
+        self._init_screen(controls)  # ScreenFit's state (screen.py)
         clash = [n for n in self.shows if isinstance(getattr(self, n, None),
                                                      widgets.Widget)]
         if clash:
@@ -164,8 +174,6 @@ class Explorer(widgets.VBox):
         self.children = tuple(controls) + (self.picture, self.message_label,
                                            widgets.HTML(value=MESSAGE_STYLE)) + extra
         self.add_class("attn-explorer")
-        self._controls = tuple(controls)
-        self.chrome_px = style.SCREEN_CHROME_PX
         self._fit_screen()
         names = {id(v): k for k, v in vars(self).items()
                  if isinstance(v, widgets.Widget)}
@@ -185,98 +193,6 @@ class Explorer(widgets.VBox):
         self._canvas = FigureCanvasAgg(self.figure)
         self._bg_cache.clear()
         self.artists = self._new_artists(self.figure)
-
-    def _fit_screen(self):
-        """The one sizing rule, for every explorer: its picture is shown at
-        its own pixels (:func:`picture_layout`), scaled down only where the
-        explorer would otherwise be taller than the window's notebook area
-        (the window less ``chrome_px``, the bars around the notebook: a
-        ``max-height`` of the picture, from the height of its controls and
-        message line at the current sizes). In projection mode the
-        explorer carries the DOM class ``attn-projector``: its controls grow
-        with its picture (:data:`MESSAGE_STYLE`)."""
-        sizes = style.current()
-        self._controls_px = controls_height(self._controls)  # an HTML may grow
-        reserve = self.chrome_px + sizes.scale * (self._controls_px
-                                                  + style.MESSAGE_PX)
-        height = f"max({style.MIN_PICTURE_PX}px, calc(100vh - {reserve:.0f}px))"
-        room = getattr(self, "_room_px", None)
-        if room:  # drawn for the screen: the front end measured the room
-            height = f"{max(style.MIN_PICTURE_PX, room):.0f}px"
-        if self.picture.layout.max_height != height:
-            self.picture.layout.max_height = height
-        if sizes is style.PROJECTOR:
-            self.add_class("attn-projector")
-            self._draw_for_screen()  # its text grows as far as the screen allows
-        else:
-            self.remove_class("attn-projector")
-            if getattr(self, "_screen_dpi", None) and not getattr(
-                    self, "_for_screen", False):  # back to the normal sizes
-                self._screen_dpi = self._room_px = None
-                self.picture.layout.max_height = height
-
-    def fit_screen(self, chrome_px, draw_for_screen=False):
-        """Fit a page whose bars around the explorer take ``chrome_px``
-        pixels of the window's height (the playground's title and menu).
-        With ``draw_for_screen`` the picture is also drawn for the screen it
-        is on: the front end tells the room the picture has (``access.room``)
-        and the picture is drawn at the resolution that fills it, between
-        :data:`helpers.figures.style.MIN_SCREEN_DPI` (labels of 9 px or more) and
-        ``MAX_SCREEN_DPI``, so that a short screen shows it at its own
-        pixels instead of scaling it down, and a large one uses its room."""
-        self.chrome_px = float(chrome_px)
-        self._fit_screen()
-        if draw_for_screen:
-            self._for_screen = True
-            self._draw_for_screen()
-
-    def _draw_for_screen(self):
-        """From now on, draw the picture for the room the front end tells
-        (projection mode does this in a lesson too: the picture, and so its
-        text, is drawn as large as the notebook area allows)."""
-        if self.access is not None and not self.access.measure:
-            self.access.observe(self._room_changed, names="room")
-            self.access.measure = True
-
-    def _dpi(self):
-        """The resolution to draw at: the current sizes', or the screen's."""
-        return getattr(self, "_screen_dpi", None) or style.current().explorer_dpi
-
-    def _room_changed(self, change=None):
-        """The front end told the room the picture has (``access.room``):
-        draw for it, then answer with ``access.fitted`` (the room handled),
-        which the front end shows as ``data-attn-fit="done"`` on the
-        explorer. A room told before the first picture exists is handled
-        right after that picture is drawn (``_draw_now``), so no order of
-        page switches, resizes and draws leaves a picture undrawn for its
-        room."""
-        room = list(self.access.room) if self.access is not None else []
-        if not (getattr(self, "_for_screen", False)
-                or style.current() is style.PROJECTOR):
-            self._room_done(room)  # a lesson's explorer at the normal sizes
-            return
-        size = png_size(self.picture.value)
-        if len(room) != 2 or min(room) <= 0:
-            self._room_done(room)
-            return
-        if size is None:  # nothing drawn yet: after the first picture
-            self._room_waiting = True
-            return
-        self._room_waiting = False
-        self._room_px = room[1]
-        self._fit_screen()
-        dpi = self.figure.dpi * min(room[0] / size[0], room[1] / size[1]) * 0.98
-        dpi = min(max(dpi, style.MIN_SCREEN_DPI), style.MAX_SCREEN_DPI)
-        if abs(dpi - self.figure.dpi) >= 0.03 * self.figure.dpi:
-            self._screen_dpi = round(dpi, 1)
-            self._new_figure()
-            if self._state is not None:
-                self._draw_now()
-        self._room_done(room)
-
-    def _room_done(self, room):
-        if self.access is not None and list(self.access.fitted) != room:
-            self.access.fitted = room
 
     def redraw(self):
         """Draw the current state again, rebuilding the figure first when the
@@ -332,6 +248,7 @@ class Explorer(widgets.VBox):
             )
             return
         self._state = state
+        self._after_compute(state)
         self.tokens = list(state.tokens)
         self.weights = state.weights
         for name, value in self.shows.items():
@@ -339,6 +256,10 @@ class Explorer(widgets.VBox):
         self._set_message(" ".join(state.notes))
         self._fit_screen()
         self._schedule_draw()
+
+    def _after_compute(self, state):
+        """Bring inputs that follow the state in step (a token picker)."""
+
     def _set_message(self, text):
         self.message = text
         self.message_label.value = text
@@ -399,7 +320,7 @@ class Explorer(widgets.VBox):
         self.picture.value = png
         self.draw_count += 1
         self._set_alt(self._state)
-        if getattr(self, "_room_waiting", False):  # told before this picture
+        if self._room_waiting:  # a room told before this picture (screen.py)
             self._room_changed()
 
     def _set_alt(self, state):
@@ -470,69 +391,6 @@ class Explorer(widgets.VBox):
                 w.close()
         super().close()
 
-    # -- saving ------------------------------------------------------------
-    def save(self, name):
-        """Save what the explorer shows: ``<name>.png``, the current picture
-        (the very bytes of ``.picture``, a pending picture drawn first), and
-        ``<name>.csv``, the numbers it shows, labelled. ``name`` may hold a
-        folder (it is made) and may end in .png or .csv. Returns the two
-        paths, ``(png, csv)``. A bad name (empty, a folder) is a ValueError.
-
-        The CSV (layouts in ``helpers/widgets/saving.py``): a query x key
-        grid has the key tokens as its header and each row starts with its
-        query token; several heads add a first column ``head``; what the
-        picture shows beside the grid comes as more columns. Numbers are the
-        shortest text that reads back as the same number. A placeholder
-        picture (empty input) gives a CSV of one ``note`` saying why.
-        """
-        where = saving.paths(name)
-        self.flush()
-        if not self.picture.value:
-            raise RuntimeError(f"Nothing to save: no picture was drawn "
-                               f"({self.message or 'see .last_error'}).")
-        state = self._state
-        if state is None or state.empty:
-            why = self.message or getattr(state, "placeholder", "") or "no input"
-            table = saving.note(f"No numbers to save (the picture is a "
-                                f"placeholder): {why}")
-        else:
-            table = self._csv_table()
-        return saving.write(where, self.picture.value, table)
-
-    def _csv_table(self, beside=None):
-        """The numbers of the picture as ``(header, rows)`` for :meth:`save`:
-        ``.weights`` with ``.tokens`` as queries and keys (``.source_tokens``
-        as keys when the explorer has them; a (n,) vector is the row of
-        ``.target``), and the table ``beside`` to its right. Explorers that
-        show more override this."""
-        table = saving.default_table(self.tokens, self.weights,
-                                     keys=getattr(self, "source_tokens", None),
-                                     query=getattr(self, "target", None))
-        return table if beside is None else saving.side_by_side(table, beside)
-
-    # -- display -----------------------------------------------------------
-    def _summary(self):
-        return f"<{self.kind}: {len(self.tokens)} tokens>"
-
-    def __repr__(self):
-        return self._summary()
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        self.flush()
-        return mime_bundle(self._summary(), self.picture.value, self, self.alt)
-
-    def _ipython_display_(self, **kwargs):
-        from IPython.display import display
-
-        display(self._repr_mimebundle_(), raw=True)
-        handle = getattr(self, "_handle_displayed", None)
-        if handle is not None:
-            try:
-                handle(**kwargs)
-            except Exception:  # pragma: no cover - old/new API differences
-                pass
-
-
 
 class SentenceExplorer(Explorer):
     """An explorer driven by one sentence box (``.sentence``).
@@ -548,8 +406,9 @@ class SentenceExplorer(Explorer):
     sentence_label = "Sentence:"
 
     def __init__(self, sentence, beside=(), below=()):
-        self.sentence = _sentence_box(sentence, self.sentence_label)
+        self.sentence = sentence_box(sentence, self.sentence_label)
         row = [self.sentence]
+        self._picker = None
         if self.token_label is not None:
             self._picker = TokenPicker(self.token_label)
             self.token = self._picker.widget
@@ -557,60 +416,17 @@ class SentenceExplorer(Explorer):
         row += list(beside)
         super().__init__([row[0] if len(row) == 1 else widgets.HBox(row), *below])
 
+    def pick(self, tokens):
+        """The token picker's choice (an index into ``tokens``, None when
+        there are none), its options set to ``tokens`` first; the chosen word
+        is kept when it is still there. Call it in ``_compute`` with the
+        tokens read; an empty state clears the picker by itself."""
+        return self._picker.sync(self, tokens)
 
-#: An app without code (the playground) says so with ``in_app()``: what a
-#: learner is told to do then speaks of the page, not of cells to run.
-_IN_APP = []
+    def query_index(self):
+        """The picked token (the query whose row ``save`` writes)."""
+        return None if self._picker is None else self._picker.widget.value
 
-
-def in_app(on: bool = True) -> None:
-    """Word the explorers' advice for a page without code (the playground)."""
-    _IN_APP[:] = [True] if on else []
-
-
-def load_or_explain(load, what: str, packages: str):
-    """``(load(), "")``, or ``(None, one sentence saying why not)``: the shared
-    way the real-model explorers (10, 11) load their model. ``what`` names it
-    ("The real model"), ``packages`` are what pip should install. In an app
-    (:func:`in_app`) the sentence speaks of the page, not of code."""
-    try:
-        return load(), ""
-    except ImportError as exc:
-        if _IN_APP:
-            return None, (f"{what} needs the package '{exc.name}', which is not "
-                          f"installed here: install {packages} with pip, then "
-                          f"reload this page.")
-        return None, (f"{what} needs the package '{exc.name}': install it with pip "
-                      f"install {packages}, then run this cell again.")
-    except Exception as exc:  # ModelNotAvailable and anything unforeseen
-        if _IN_APP:
-            return None, (f"{what} is not on this computer yet. To see it here, "
-                          f"open its lesson in JupyterLab once with an internet "
-                          f"connection and run the cell that downloads it, then "
-                          f"reload this page.")
-        return None, str(exc) or type(exc).__name__
-
-
-_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-def mime_bundle(text, png, widget, alt=""):
-    """What a displayed explorer (or training monitor) sends to the front end.
-
-    ``text/plain`` and a still ``image/png`` (what a stored notebook shows on
-    GitHub) plus the live widget view, built from the model id so that both
-    ipywidgets 7.7 (Colab; widgets there have no ``_repr_mimebundle_``) and
-    8 understand it. ``tools/execute.py`` drops the view when storing.
-    The still picture also comes as ``text/html``, an ``<img>`` with the
-    text alternative ``alt`` (``text`` when there is none), so that a stored
-    notebook's picture has one too.
-    """
-    data = {"text/plain": text}
-    if png:
-        data["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
-        data["text/html"] = alt_text.img_html(data["image/png"], alt or text)
-    model_id = getattr(widget, "model_id", None) or getattr(widget, "_model_id", None)
-    if model_id and getattr(widget, "_view_name", None) is not None:
-        data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,
-                              "model_id": model_id}
-    return data
+    def _after_compute(self, state):
+        if self._picker is not None and state.empty:
+            self._picker.sync(self, state.tokens)  # no words: no options

@@ -28,15 +28,15 @@ def fit_dropdown(options, description="", **kwargs):
                             style={"description_width": "initial"}, **kwargs)
 
 
-def _text_box(value, description="Sentence:", width="34em"):
+def text_box(value, description="Sentence:", width="34em"):
     return widgets.Text(value=value, description=description,
                         layout=widgets.Layout(width=width),
                         style={"description_width": "initial"})
 
 
-def _sentence_box(value, description="Sentence:"):
+def sentence_box(value, description="Sentence:"):
     """The explorer's main text box (DOM class ``attn-sentence``)."""
-    box = _text_box(value, description)
+    box = text_box(value, description)
     box.add_class("attn-sentence")
     return box
 
@@ -93,7 +93,7 @@ class TokenPicker:
         return choice
 
 
-def _choose(explorer, token):
+def choose_token(explorer, token):
     """Select a token given as an index or as a word (first occurrence)."""
     if token is None or not explorer.tokens:
         return

@@ -23,7 +23,7 @@ The small public API, used by the panels and tested directly:
 
 What the explorers promise (how many tokens, the debounce, the colours) is
 in ``policy.py``; what a displayed explorer sends (``mime_bundle``) in
-``base.py``.
+``output.py``.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ AXIS_SIZE = style.AXIS_PT
 MARGIN_PX = 6
 
 @lru_cache(maxsize=4096)
-def _has_glyph(ch: str) -> bool:
+def has_glyph(ch: str) -> bool:
     return _default_font().get_char_index(ord(ch)) != 0
 
 
@@ -74,7 +74,7 @@ def display_label(token: str, limit: int = LABEL_CHARS) -> tuple[str, bool]:
     for ch in str(token):
         if ch.isspace() or ord(ch) < 32:
             out.append(" ")
-        elif _has_glyph(ch):
+        elif has_glyph(ch):
             out.append(ch)
         else:
             out.append("?")

@@ -11,8 +11,7 @@ import unicodedata
 import numpy as np
 
 from helpers.figures import alt
-from helpers.widgets.base import load_or_explain
-from helpers.widgets.engine import display_label
+from helpers.widgets.kit import display_label, load_or_explain
 
 #: the layer-0 previous-token head looks one back up to about this position
 #: and, learned in training (the texts had 64 tokens), no longer past it: a

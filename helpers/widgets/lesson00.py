@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from helpers.attention import scaled_dot_product_attention
 from helpers.figures import alt as alt_text
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.kit import (SentenceExplorer, State, empty_state, project,
+                                 read_sentence, toy_head, toy_sentence)
 from helpers.widgets.policy import WEIGHT_SCALE
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _head, _project, _sentence
 from helpers.widgets.panels import Heatmap
 
 
@@ -20,11 +19,11 @@ class _FirstTaste(SentenceExplorer):
                            cbar_rect=[0.83, 0.24, 0.03, 0.66])
 
     def _compute(self):
-        r = _read(self.sentence.value)
+        r = read_sentence(self.sentence.value)
         if r.empty:
-            return _empty_state(r)
-        head = _head("adjective_head")
-        Q, K, V = _project(head, r.E)
+            return empty_state(r)
+        head = toy_head("adjective_head")
+        Q, K, V = project(head, r.E)
         _, A = scaled_dot_product_attention(Q, K, V)
         return State(tokens=r.tokens, labels=r.labels, weights=A, notes=r.notes)
 
@@ -54,4 +53,4 @@ def first_taste(sentence=None):
     at the adjectives in front of it. ``.weights`` is the (n, n) pattern,
     rows = queries, columns = keys.
     """
-    return _FirstTaste(_sentence("creature") if sentence is None else sentence)
+    return _FirstTaste(toy_sentence("creature") if sentence is None else sentence)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from helpers.world import lexicon
 from helpers.figures import alt as alt_text
+from helpers.widgets.kit import (SentenceExplorer, State, empty_state, read_sentence,
+                                 toy_sentence)
 from helpers.widgets import saving
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import feature_heatmap
 
 
 class _EmbeddingExplorer(SentenceExplorer):
     kind = "embedding_explorer"
     figsize = (8.4, 5.8)
+    weights_are_pattern = False  # .weights is E
 
     #: embedding: the drawn (n, len(FEATURES)) matrix E (also ``.weights``,
     #: the contract's name for what the picture shows); unknown: the words
@@ -26,9 +26,9 @@ class _EmbeddingExplorer(SentenceExplorer):
                                     clabel="feature value")
 
     def _compute(self):
-        r = _read(self.sentence.value, positions=False)
+        r = read_sentence(self.sentence.value, positions=False)
         if r.empty:
-            return _empty_state(r, weights_shape=(0, len(lexicon.FEATURES)))
+            return empty_state(r, weights_shape=(0, len(lexicon.FEATURES)))
         M = r.E[:, : len(lexicon.FEATURES)]
         unknown = set(r.unknown)
         labels = [f"{lab} (?)" if t in unknown else lab
@@ -77,4 +77,5 @@ def embedding_explorer(sentence=None):
     (the widget contract's name for what every explorer draws: here no
     attention weights, the embedding).
     """
-    return _EmbeddingExplorer(_sentence("creature") if sentence is None else sentence)
+    return _EmbeddingExplorer(toy_sentence("creature") if sentence is None
+                              else sentence)

@@ -8,12 +8,9 @@ from helpers.world import heads, lexicon
 from helpers.attention import softmax
 from helpers.figures import alt as alt_text
 from helpers.world.heads import sense_verdict
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
-from helpers.widgets.controls import _choose
-from helpers.widgets.engine import display_label
+from helpers.widgets.kit import (SentenceExplorer, State, choose_token, display_label,
+                                 empty_state, read_sentence, toy_sentence)
 from helpers.widgets.policy import WEIGHT_RANGE
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import Bars, feature_heatmap
 
 
@@ -38,10 +35,10 @@ class _WeightedSumExplorer(SentenceExplorer):
                                       clabel="value", rows=2, title_size=10)
 
     def _compute(self):
-        r = _read(self.sentence.value, positions=False)
-        t = self._picker.sync(self, r.tokens)
+        r = read_sentence(self.sentence.value, positions=False)
+        t = self.pick(r.tokens)
         if r.empty:
-            return _empty_state(r, weights_shape=(0,))
+            return empty_state(r, weights_shape=(0,))
         F = r.E[:, : len(lexicon.FEATURES)]
         scores = F @ F[t]
         w = softmax(scores)
@@ -104,7 +101,7 @@ def weighted_sum_explorer(sentence=None, token=None):
     ``.scores`` and ``.new_vector`` are exposed too, and ``.sense_note``, the
     verdict in the title of panel 3 (a tie is reported as a tie).
     """
-    ex = _WeightedSumExplorer(_sentence("river_bank") if sentence is None
+    ex = _WeightedSumExplorer(toy_sentence("river_bank") if sentence is None
                               else sentence)
-    _choose(ex, token)
+    choose_token(ex, token)
     return ex

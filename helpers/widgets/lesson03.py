@@ -6,11 +6,9 @@ import numpy as np
 
 from helpers.attention import softmax
 from helpers.figures import alt as alt_text
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
-from helpers.widgets.controls import _choose
+from helpers.widgets.kit import (SentenceExplorer, State, choose_token, empty_state,
+                                 project, read_sentence, toy_head, toy_sentence)
 from helpers.widgets.engine import nice_limit
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _head, _project, _sentence
 from helpers.widgets.panels import LABEL_HIGHLIGHT, MARK, Bars, Heatmap
 
 
@@ -30,7 +28,7 @@ class _QKExplorer(SentenceExplorer):
              "target": None}
 
     def _build(self, art):
-        d_k = _head("adjective_head").W_Q.shape[1]
+        d_k = toy_head("adjective_head").W_Q.shape[1]
         art.query = Heatmap(art, [0.17, 0.79, 0.3, 0.05], rows=1, cols=0,
                             title_size=10, annotate=d_k)
         art.keys = Heatmap(art, [0.17, 0.22, 0.3, 0.5],
@@ -41,12 +39,12 @@ class _QKExplorer(SentenceExplorer):
                             xlabel="query . key (raw score)")
 
     def _compute(self):
-        r = _read(self.sentence.value)
-        t = self._picker.sync(self, r.tokens)
+        r = read_sentence(self.sentence.value)
+        t = self.pick(r.tokens)
         if r.empty:
-            return _empty_state(r, weights_shape=(0,))
-        head = _head("adjective_head")
-        Q, K, _ = _project(head, r.E)
+            return empty_state(r, weights_shape=(0,))
+        head = toy_head("adjective_head")
+        Q, K, _ = project(head, r.E)
         q = Q[t]
         scores = K @ q
         d_k = Q.shape[1]
@@ -110,6 +108,6 @@ def qk_explorer(sentence=None, token=None):
     ``q . k_j`` (raw scores, ``.scores``, (n,)). ``.weights`` is
     ``softmax(scores / sqrt(d_k))``, shape (n,); ``.target`` the query's index.
     """
-    ex = _QKExplorer(_sentence("creature") if sentence is None else sentence)
-    _choose(ex, token)
+    ex = _QKExplorer(toy_sentence("creature") if sentence is None else sentence)
+    choose_token(ex, token)
     return ex

@@ -10,14 +10,13 @@ import numpy as np
 
 from helpers.attention import softmax
 from helpers.figures import alt as alt_text
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.kit import (SentenceExplorer, State, empty_state, project,
+                                 read_sentence, toy_head, toy_sentence)
 from helpers.widgets.policy import WEIGHT_SCALE
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _head, _project, _sentence
 from helpers.widgets.panels import Heatmap
 
 
-_ROWS, _VIDEO = "rows = queries", "video: keys as rows"
+ROWS, VIDEO = "rows = queries", "video: keys as rows"
 
 
 class _PatternExplorer(SentenceExplorer):
@@ -34,7 +33,7 @@ class _PatternExplorer(SentenceExplorer):
             continuous_update=True, style={"description_width": "initial"})
         self.scaling = widgets.Checkbox(value=scaled, description="divide by sqrt(d_k)",
                                         indent=False)
-        self.convention = widgets.ToggleButtons(options=[_ROWS, _VIDEO],
+        self.convention = widgets.ToggleButtons(options=[ROWS, VIDEO],
                                                 value=convention)
         super().__init__(sentence, below=[
             widgets.HBox([self.temperature, self.scaling]), self.convention])
@@ -44,11 +43,11 @@ class _PatternExplorer(SentenceExplorer):
                            cbar_rect=[0.83, 0.25, 0.03, 0.63])
 
     def _compute(self):
-        r = _read(self.sentence.value)
+        r = read_sentence(self.sentence.value)
         if r.empty:
-            return _empty_state(r)
-        head = _head("adjective_head")
-        Q, K, _ = _project(head, r.E)
+            return empty_state(r)
+        head = toy_head("adjective_head")
+        Q, K, _ = project(head, r.E)
         d_k = Q.shape[1]
         T = float(self.temperature.value)
         notes = list(r.notes)
@@ -58,7 +57,7 @@ class _PatternExplorer(SentenceExplorer):
         scale = 1.0 / np.sqrt(d_k) if self.scaling.value else 1.0
         scores = (Q @ K.T) * scale
         A = softmax(scores / T)
-        video = self.convention.value == _VIDEO
+        video = self.convention.value == VIDEO
         return State(tokens=r.tokens, labels=r.labels, weights=A, notes=notes,
                      scores=scores, shown=A.T if video else A, _video=video, _T=T,
                      _scaled=bool(self.scaling.value))
@@ -98,7 +97,7 @@ class _PatternExplorer(SentenceExplorer):
                 "higher T flattens). " + alt_text.grid(s.weights, s.tokens, s.tokens))
 
 
-def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_ROWS):
+def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=ROWS):
     """Lesson 04: the attention pattern with a temperature and both conventions.
 
     ``A = softmax(Q K^T * s / T)`` for the adjective head, with ``s`` =
@@ -107,5 +106,5 @@ def pattern_explorer(sentence=None, temperature=1.0, scaled=True, convention=_RO
     video style (keys as rows, softmax down each column). ``.weights`` is
     always (n, n) with rows = queries; ``.shown`` is what is drawn.
     """
-    return _PatternExplorer(_sentence("creature") if sentence is None else sentence,
+    return _PatternExplorer(toy_sentence("creature") if sentence is None else sentence,
                             temperature, scaled, convention)

@@ -9,8 +9,9 @@ from helpers.world import heads, lexicon
 from helpers.attention import scaled_dot_product_attention
 from helpers.figures import alt as alt_text
 from helpers.world.heads import sense_name, sense_verdict
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
-from helpers.widgets.controls import _choose, fit_dropdown
+from helpers.widgets.kit import (SentenceExplorer, State, choose_token, empty_state,
+                                 fit_dropdown, project, read_sentence, toy_head,
+                                 toy_sentence, value_up)
 from helpers.widgets.engine import (
     AXIS_SIZE,
     FEATURE_LABEL_SIZE,
@@ -19,8 +20,6 @@ from helpers.widgets.engine import (
     nice_limit,
 )
 from helpers.widgets.policy import MAX_TOY_TOKENS
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _head, _project, _sentence, _value_up
 from helpers.widgets.panels import LABEL_HIGHLIGHT, Bars, Heatmap
 
 
@@ -51,7 +50,7 @@ class _UpdateExplorer(SentenceExplorer):
         super().__init__(sentence, beside=[self.head])
 
     def _build(self, art):
-        n_cols = max(len(_written_columns(_head(f))) for f in _UPDATE_HEADS.values())
+        n_cols = max(len(_written_columns(toy_head(f))) for f in _UPDATE_HEADS.values())
         art.flow = Heatmap(art, [0.17, 0.25, 0.43, 0.62],
                            cbar_rect=[0.61, 0.25, 0.013, 0.62],
                            clabel="weight x value", rows=MAX_TOY_TOKENS + 1,
@@ -64,16 +63,16 @@ class _UpdateExplorer(SentenceExplorer):
 
     def _compute(self):
         lex, hd = lexicon, heads
-        r = _read(self.sentence.value)
-        t = self._picker.sync(self, r.tokens)
+        r = read_sentence(self.sentence.value)
+        t = self.pick(r.tokens)
         if r.empty:
-            return _empty_state(r, weights_shape=(0,))
-        head = _head(_UPDATE_HEADS.get(self.head.value, "sense_head"))
+            return empty_state(r, weights_shape=(0,))
+        head = toy_head(_UPDATE_HEADS.get(self.head.value, "sense_head"))
         cols = _written_columns(head)
-        Q, K, V = _project(head, r.E)
+        Q, K, V = project(head, r.E)
         _, A = scaled_dot_product_attention(Q, K, V)
         a = A[t]
-        flowing = a[:, None] * _value_up(head, V)  # (n, D_MODEL)
+        flowing = a[:, None] * value_up(head, V)  # (n, D_MODEL)
         dE = flowing.sum(axis=0)
         before, after = r.E[t], r.E[t] + dE
         word = r.tokens[t]
@@ -180,7 +179,7 @@ def update_explorer(sentence=None, token=None, head="sense"):
     with the nearest words.
     ``.weights`` is the token's (n,) row of ``A``; ``.dE`` the update.
     """
-    ex = _UpdateExplorer(_sentence("bank_river") if sentence is None else sentence,
+    ex = _UpdateExplorer(toy_sentence("bank_river") if sentence is None else sentence,
                          head)
-    _choose(ex, token)
+    choose_token(ex, token)
     return ex

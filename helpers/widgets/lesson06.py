@@ -10,11 +10,10 @@ from matplotlib.patches import Rectangle
 from helpers.world import lexicon
 from helpers.attention import causal_mask, softmax
 from helpers.figures import alt as alt_text
-from helpers.widgets.base import SentenceExplorer, State, _empty_state
+from helpers.widgets.kit import (SentenceExplorer, State, empty_state, project,
+                                 read_sentence, toy_head, toy_sentence, value_up)
 from helpers.widgets.engine import nice_limit
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_RANGE
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _head, _project, _sentence, _value_up
 from helpers.widgets.panels import Heatmap
 
 
@@ -37,7 +36,7 @@ class _MaskExplorer(SentenceExplorer):
         super().__init__(sentence, below=[widgets.HBox([self.mask, self.step])])
 
     def _build(self, art):
-        head = _head("adjective_head")
+        head = toy_head("adjective_head")
         self._cols = np.flatnonzero(np.any(np.asarray(head.W_up) != 0, axis=0))
         art.heat = Heatmap(art, [0.2, 0.25, 0.6, 0.63],
                            cbar_rect=[0.83, 0.25, 0.03, 0.63],
@@ -48,17 +47,17 @@ class _MaskExplorer(SentenceExplorer):
         art.heat.ax.add_collection(art.hatch, autolim=False)
 
     def _compute(self):
-        r = _read(self.sentence.value)
+        r = read_sentence(self.sentence.value)
         if r.empty:
-            return _empty_state(r)
-        head = _head("adjective_head")
-        Q, K, V = _project(head, r.E)
+            return empty_state(r)
+        head = toy_head("adjective_head")
+        Q, K, V = project(head, r.E)
         n, d_k = Q.shape
         scores = Q @ K.T / np.sqrt(d_k)
         allowed = causal_mask(n) if self.mask.value else np.ones((n, n), bool)
         masked = np.where(allowed, scores, -np.inf)
         A = softmax(masked)
-        out = (A @ _value_up(head, V))[:, self._cols]
+        out = (A @ value_up(head, V))[:, self._cols]
         step = int(self.step.value)
         shown = {1: scores, 2: masked, 3: A, 4: out}[step]
         return State(tokens=r.tokens, labels=r.labels, weights=A, notes=r.notes,
@@ -134,5 +133,5 @@ def mask_explorer(sentence=None, masked=True, step=3):
     the output ``dE = A V W_up`` of the adjective head. ``.weights`` is always the
     (n, n) pattern after the mask; ``.shown`` is the drawn array.
     """
-    return _MaskExplorer(_sentence("creature") if sentence is None else sentence,
+    return _MaskExplorer(toy_sentence("creature") if sentence is None else sentence,
                          masked, step)

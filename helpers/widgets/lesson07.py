@@ -11,12 +11,11 @@ import numpy as np
 from helpers.world import heads
 from helpers.attention import attention_parameters, multi_head_attention
 from helpers.figures import alt as alt_text
+from helpers.widgets.kit import (Explorer, SentenceExplorer, State, empty_state,
+                                 read_sentence, toy_sentence)
 from helpers.widgets import saving
-from helpers.widgets.base import Explorer, SentenceExplorer, State, _empty_state
 from helpers.widgets.engine import label_width, set_text
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
-from helpers.widgets.reading import _read
-from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import Bars, Heatmap
 
 _ALL = "all heads"
@@ -59,12 +58,12 @@ class _MultiHeadExplorer(SentenceExplorer):
                 room=x0 if k == 0 else gap))
 
     def _compute(self):
-        r = _read(self.sentence.value)
+        r = read_sentence(self.sentence.value)
         names = [h.name for h in self._heads_list]
         choice = self.head.value
         if r.empty:
             shape = (len(names), 0, 0) if choice == _ALL else (0, 0)
-            return _empty_state(r, weights_shape=shape)
+            return empty_state(r, weights_shape=shape)
         W_Q, W_K, W_V, W_O = heads.stack_heads(self._heads_list)
 
         dE, A = multi_head_attention(r.E, W_Q, W_K, W_V, W_O)
@@ -128,7 +127,7 @@ def multi_head_explorer(sentence=None, head=_ALL):
     and (h, n, n) for all of them; ``.all_weights`` always (h, n, n);
     ``.dE`` the multi-head update, (n, D_MODEL).
     """
-    return _MultiHeadExplorer(_sentence("creature") if sentence is None
+    return _MultiHeadExplorer(toy_sentence("creature") if sentence is None
                               else sentence, head)
 
 

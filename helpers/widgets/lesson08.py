@@ -15,12 +15,11 @@ from helpers.world import images
 from helpers.attention import cross_attention
 from helpers.figures.imageplots import LIGHT, MAP_MAX, brightness, caption_words
 from helpers.world.tokens import tokenize
-from helpers.widgets.base import Explorer, SentenceExplorer, State
-from helpers.widgets.controls import _sentence_box, _text_box
-from helpers.widgets.engine import display_label, set_text
+from helpers.widgets.kit import (Explorer, SentenceExplorer, State, display_label,
+                                 list_words, read_sentence, sentence_box, text_box,
+                                 token_labels, toy_head, toy_sentence)
+from helpers.widgets.engine import set_text
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
-from helpers.widgets.reading import _labels, _list_words, _read
-from helpers.widgets.toy import _head, _sentence
 from helpers.widgets.panels import Heatmap, PixelImage
 
 
@@ -33,9 +32,9 @@ class _CrossExplorer(Explorer):
     shows = {"source_tokens": (), "target_tokens": ()}
 
     def __init__(self, source, target):
-        self.source = _sentence_box(source, "Source (English, keys):")
+        self.source = sentence_box(source, "Source (English, keys):")
         self.source.add_class("attn-source")
-        self.target = _text_box(target, "Target (French, queries):")
+        self.target = text_box(target, "Target (French, queries):")
         self.target.add_class("attn-target")
         self.sentence = self.source
         super().__init__([self.source, self.target])
@@ -45,8 +44,8 @@ class _CrossExplorer(Explorer):
                            cbar_rect=[0.83, 0.25, 0.03, 0.63])
 
     def _compute(self):
-        src = _read(self.source.value, what="source sentence")
-        tgt = _read(self.target.value, what="target sentence")
+        src = read_sentence(self.source.value, what="source sentence")
+        tgt = read_sentence(self.target.value, what="target sentence")
         notes = [f"Source: {n}" for n in src.notes] + [f"Target: {n}"
                                                        for n in tgt.notes]
         if src.empty or tgt.empty:
@@ -54,7 +53,7 @@ class _CrossExplorer(Explorer):
                          tokens=tgt.tokens, notes=notes,
                          weights=np.zeros((len(tgt.tokens), len(src.tokens))),
                          source_tokens=src.tokens, target_tokens=tgt.tokens)
-        head = _head("alignment_head")
+        head = toy_head("alignment_head")
 
         _, A = cross_attention(tgt.E, src.E, head.W_Q, head.W_K, head.W_V)
         return State(tokens=tgt.tokens, labels=tgt.labels, weights=A, notes=notes,
@@ -72,6 +71,9 @@ class _CrossExplorer(Explorer):
     def _picture_name(self):
         return "Cross-attention, French queries to English keys"
 
+    def key_tokens(self):  # for save: the keys are the English words
+        return list(self.source_tokens)
+
     def _summary(self):
         return (f"<cross_explorer: {len(self.target_tokens)} target x "
                 f"{len(self.source_tokens)} source tokens>")
@@ -86,8 +88,8 @@ def cross_explorer(source=None, target=None):
     queries; ``.tokens`` are the target tokens, ``.source_tokens`` the
     source ones. ``.sentence`` is the same box as ``.source``.
     """
-    return _CrossExplorer(_sentence("translation_en") if source is None else source,
-                          _sentence("translation_fr") if target is None else target)
+    return _CrossExplorer(toy_sentence("translation_en") if source is None else source,
+                          toy_sentence("translation_fr") if target is None else target)
 
 
 # --------------------------------------------------------------------------
@@ -215,12 +217,12 @@ class _ImageExplorer(SentenceExplorer):
         words = [w for w in cap.outside if w not in symbols]
         if words:
             notes.append("Not in the caption vocabulary, so they ask for nothing: "
-                         f"{_list_words(words)}. Try red, green, blue, circle, "
+                         f"{list_words(words)}. Try red, green, blue, circle, "
                          "square, triangle, left, right, top or bottom.")
         if symbols:
             notes.append(f"Not words (no letters), so they ask for nothing: "
-                         f"{_list_words(symbols)}.")
-        labels = _labels(tokens, notes)
+                         f"{list_words(symbols)}.")
+        labels = token_labels(tokens, notes)
         A = np.zeros((0, images.N_PATCHES))
         if tokens:
             _, A = cross_attention(cap.E, self.features, self.head.W_Q,

@@ -17,12 +17,10 @@ from helpers.world import lexicon
 from helpers.models import tiny as tinymodel
 from helpers.figures import style
 from helpers.figures import alt as alt_text
+from helpers.widgets.kit import (SentenceExplorer, State, display_label, empty_state,
+                                 list_words, mime_bundle, toy_sentence)
 from helpers.widgets.access import live_monitor_parts
-from helpers.widgets.base import SentenceExplorer, State, _empty_state, mime_bundle
-from helpers.widgets.engine import display_label
 from helpers.widgets.policy import MAX_TOY_TOKENS, WEIGHT_SCALE
-from helpers.widgets.reading import _list_words
-from helpers.widgets.toy import _sentence
 from helpers.widgets.panels import LABEL_HIGHLIGHT, MARK, Bars, Heatmap
 
 
@@ -71,17 +69,17 @@ class _SenseExplorer(SentenceExplorer):
             tokens = tokens[:MAX_TOY_TOKENS]
         empty = SimpleNamespace(tokens=tokens, notes=notes)
         if not tokens:
-            return _empty_state(empty)
+            return empty_state(empty)
         try:
             params = _trained_model()
         except FileNotFoundError:
             notes.append("The trained weights are missing: run "
                          "'python -m tools.make_tinymodel' to make them.")
-            return _empty_state(empty, placeholder="No trained weights")
+            return empty_state(empty, placeholder="No trained weights")
         pred = tinymodel.predict_sense(params, " ".join(tokens))
         if pred.unknown:
             notes.append("Words the model has not seen (read as <unk>): "
-                         f"{_list_words(list(pred.unknown))}.")
+                         f"{list_words(list(pred.unknown))}.")
         labels, replaced = zip(*[display_label(t) for t in pred.tokens])
         if any(replaced):
             notes.append("Characters this font cannot draw are shown as '?'.")
@@ -156,7 +154,7 @@ def sense_explorer(sentence=None, head=0):
     attention pattern of head ``.head`` (the ambiguous word's row in
     orange). ``.weights`` is that (n, n) pattern.
     """
-    return _SenseExplorer(_sentence("bank_river") if sentence is None else sentence,
+    return _SenseExplorer(toy_sentence("bank_river") if sentence is None else sentence,
                           head)
 
 

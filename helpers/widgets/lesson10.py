@@ -20,11 +20,10 @@ import ipywidgets as widgets
 import numpy as np
 
 from helpers.figures import alt as alt_text
-from helpers.widgets.base import SentenceExplorer, State, load_or_explain
-from helpers.widgets.controls import fit_dropdown
+from helpers.widgets.kit import (SentenceExplorer, State, fit_dropdown, load_or_explain,
+                                 paint_head_grid, token_labels)
 from helpers.widgets.engine import label_size
 from helpers.widgets.policy import WEIGHT_SCALE
-from helpers.widgets.reading import _labels
 from helpers.widgets.panels import FastHeatmap
 
 #: At most this many word pieces are drawn ([SEP] included); a longer text
@@ -93,6 +92,7 @@ def _thin(labels, pitch_px, size_pt, dpi):
 class _RealAttentionExplorer(SentenceExplorer):
     kind = "real_attention_explorer"
     figsize = FIGSIZE
+    token_noun = "word pieces"
 
     #: all_weights: the layer's 12 patterns, (12, n, n); run: the model's
     #: Run for the (capped) sentence; n_cut: word pieces cut from a long text
@@ -176,7 +176,7 @@ class _RealAttentionExplorer(SentenceExplorer):
                          f"{'are' if unknown > 1 else 'is'} [UNK]: the model's "
                          "table has no piece for some characters (emoji, many "
                          "symbols and scripts).")
-        labels = _labels(run.tokens, notes)
+        labels = token_labels(run.tokens, notes)
         return State(tokens=run.tokens, labels=labels, weights=weights, notes=notes,
                      all_weights=A, run=run, n_cut=int(run.n_cut), _layer=layer,
                      _choice=choice)
@@ -200,13 +200,7 @@ class _RealAttentionExplorer(SentenceExplorer):
         dpi = art.fig.dpi
         pitch = _grid_rects()[0][3] * art.fig.bbox.height / max(n, 1)
         shown, _ = _thin(s.labels, pitch, label_size(n), dpi)
-        rows, cols = GRID
-        for k, g in enumerate(art.grid):
-            first_col, last_row = k % cols == 0, k >= (rows - 1) * cols
-            g.update(s.all_weights[k], shown if first_col else [],
-                     shown if last_row else [], title=f"head {k}",
-                     xlabel="key" if last_row else "",
-                     ylabel="query" if first_col else "", **WEIGHT_SCALE)
+        paint_head_grid(art.grid, s.all_weights, shown, GRID, **WEIGHT_SCALE)
         return ("grid",)
 
     def _paint_all(self, art, state):
@@ -235,11 +229,6 @@ class _RealAttentionExplorer(SentenceExplorer):
                 + alt_text.heads(s.all_weights,
                                  [f"head {k}" for k in range(len(s.all_weights))],
                                  t, t, k=2))
-
-    def _summary(self):
-        if self.model is None:
-            return f"<{self.kind}: {self.unavailable}>"
-        return super()._summary().replace("tokens", "word pieces")
 
 
 def real_attention_explorer(sentence=None, layer=0, head=ALL_HEADS):

@@ -19,8 +19,6 @@ from collections import OrderedDict
 import ipywidgets as widgets
 import numpy as np
 
-from helpers.widgets.base import Explorer, State, load_or_explain
-from helpers.widgets.controls import fit_dropdown, text_width
 from helpers.widgets.engine import label_size
 from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label, prob_text: the API)
     ALL_HEADS,
@@ -33,6 +31,8 @@ from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label, prob_text: the
     thin_labels,
     token_label,
 )
+from helpers.widgets.kit import (Explorer, State, clamp_float, fit_dropdown,
+                                 load_or_explain, paint_head_grid, text_width)
 from helpers.widgets.policy import WEIGHT_SCALE
 from helpers.widgets.panels import Bars, FastHeatmap
 
@@ -46,12 +46,6 @@ _RUNS_KEPT = 16  # runs remembered (text -> Run)
 _GRID = (2, 3)  # rows x columns of the all-heads grid
 
 _model = None  # the shared model, loaded on first use
-
-
-def _clamp(value, lo, hi):
-    """A slider's value as a float in [lo, hi] (1.0 if not a finite number)."""
-    v = float(value) if isinstance(value, (int, float)) else math.nan
-    return min(max(v, lo), hi) if math.isfinite(v) else 1.0
 
 
 def _shared_model():
@@ -110,7 +104,7 @@ class _GPTExplorer(Explorer):
             [(ALL_HEADS, ALL_HEADS)] + [(f"head {i}", i) for i in range(self._n_heads)],
             "Head:", value=head)
         self.temperature, self.top_p = (widgets.FloatSlider(
-            value=_clamp(v, lo, hi), min=lo, max=hi, step=0.05, description=name,
+            value=clamp_float(v, lo, hi), min=lo, max=hi, step=0.05, description=name,
             readout_format=".2f", style={"description_width": "initial"})
             for v, lo, hi, name in ((temperature, 0.1, 2.0, "Temperature:"),
                                     (top_p, 0.05, 1.0, "Top-p:")))
@@ -148,10 +142,10 @@ class _GPTExplorer(Explorer):
         return self._runs[text]
 
     def _temperature(self):
-        return _clamp(self.temperature.value, 0.1, 2.0)
+        return clamp_float(self.temperature.value, 0.1, 2.0)
 
     def _top_p(self):  # None at 1: every token
-        p = _clamp(self.top_p.value, 0.05, 1.0)
+        p = clamp_float(self.top_p.value, 0.05, 1.0)
         return None if p >= 1 else p
 
     def _compute(self):
@@ -223,13 +217,7 @@ class _GPTExplorer(Explorer):
                 {2: "2nd", 3: "3rd"}.get(step) or f"{step}th") + " token"
             art.suptitle.set_text(f"layer {s._layer}: all {self._n_heads} heads "
                                   f"(rows = queries, columns = keys{every})")
-            data = _masked(s._all)
-            for k, g in enumerate(art.grid):
-                first_col, last_row = k % _GRID[1] == 0, k >= _GRID[1]
-                g.update(data[k], shown if first_col else [],
-                         shown if last_row else [], title=f"head {k}",
-                         xlabel="key" if last_row else "",
-                         ylabel="query" if first_col else "", **WEIGHT_SCALE)
+            paint_head_grid(art.grid, _masked(s._all), shown, _GRID, **WEIGHT_SCALE)
         best = max([p for _, p in s.top] or [0.0])
         cut = f", top-p {s._p:.2f}" if s._p else ""
         # the axis moves in steps of 0.05 and is part of the key: never stale
@@ -272,10 +260,6 @@ class _GPTExplorer(Explorer):
         except Exception as exc:  # never escape a widget callback
             self.last_error = exc
             self._set_message(f"Could not generate ({type(exc).__name__}).")
-
-    def _summary(self):
-        return (f"<{self.kind}: {self.unavailable}>" if self.model is None
-                else super()._summary())
 
 
 def gpt_explorer(prompt=None, layer=0, head=ALL_HEADS, temperature=1.0, top_p=1.0):

@@ -20,22 +20,21 @@ import numpy as np
 from helpers.attention import causal_mask, sliding_window_mask, softmax
 from helpers.figures import alt as alt_text
 from helpers.widgets import saving
-from helpers.widgets.base import Explorer, State
+from helpers.widgets.kit import Explorer, State, clamp_int
 from helpers.widgets.panels import Bars
 from helpers.widgets.policy import BAR, BAR_AFTER
-from helpers.widgets.tiling_parts import (  # noqa: F401 (NOT_READ, _case: for tests)
+from helpers.widgets.tiling_parts import (  # noqa: F401 (NOT_READ, sweep_case: for tests)
     MAX_N,
     NOT_READ,
-    _case,
-    _clamp,
-    _key_range,
-    _plural,
-    _RowBars,
-    _score_limit,
-    _state_after,
-    _sum_limit,
-    _SweepHeatmap,
-    _thin,
+    RowBars,
+    SweepHeatmap,
+    key_range,
+    plural,
+    score_limit,
+    state_after,
+    sum_limit,
+    sweep_case,
+    thin_out,
 )
 
 class _TilingExplorer(Explorer):
@@ -53,34 +52,35 @@ class _TilingExplorer(Explorer):
 
     def __init__(self, n, block, window, step):
         style = {"description_width": "initial"}
-        self.n = widgets.IntSlider(value=_clamp(n, 1, MAX_N, 24), min=1, max=MAX_N,
+        self.n = widgets.IntSlider(value=clamp_int(n, 1, MAX_N, 24), min=1, max=MAX_N,
                                    description="n tokens:", style=style)
-        self.block = widgets.IntSlider(value=_clamp(block, 1, MAX_N, 6), min=1,
+        self.block = widgets.IntSlider(value=clamp_int(block, 1, MAX_N, 6), min=1,
                                        max=MAX_N, description="block:", style=style)
-        self.window = widgets.IntSlider(value=_clamp(window, 0, MAX_N, 0), min=0,
+        self.window = widgets.IntSlider(value=clamp_int(window, 0, MAX_N, 0), min=0,
                                         max=MAX_N, description="window (0 = none):",
                                         style=style)
-        self.step = widgets.IntSlider(value=_clamp(step, 0, MAX_N, 1), min=0, max=MAX_N,
-                                      description="blocks read:", style=style)
+        self.step = widgets.IntSlider(value=clamp_int(step, 0, MAX_N, 1), min=0,
+                                      max=MAX_N, description="blocks read:",
+                                      style=style)
         super().__init__([widgets.HBox([self.n, self.block]),
                           widgets.HBox([self.window, self.step])])
 
     def _build(self, art):
-        art.grid = _SweepHeatmap(art, [0.06, 0.13, 0.36, 0.75],
+        art.grid = SweepHeatmap(art, [0.06, 0.13, 0.36, 0.75],
                                  cbar_rect=[0.43, 0.13, 0.01, 0.75],
                                  clabel="exp(score - running max)", rows=MAX_N,
                                  cols=MAX_N)
-        art.max = _RowBars(art, [0.52, 0.13, 0.12, 0.75], xlabel="m", colour=BAR)
-        art.sum = _RowBars(art, [0.67, 0.13, 0.12, 0.75], xlabel="l",
+        art.max = RowBars(art, [0.52, 0.13, 0.12, 0.75], xlabel="m", colour=BAR)
+        art.sum = RowBars(art, [0.67, 0.13, 0.12, 0.75], xlabel="l",
                            colour=BAR_AFTER)
         art.mem = Bars(art, [0.87, 0.13, 0.1, 0.3], rows=3,
                        xlabel="scores held at once", room=0.06)
 
     def _compute(self):
         notes = []
-        n = _clamp(self.n.value, 1, MAX_N, 24)
-        b = _clamp(self.block.value, 1, MAX_N, 6)
-        w = _clamp(self.window.value, 0, MAX_N, 0)
+        n = clamp_int(self.n.value, 1, MAX_N, 24)
+        b = clamp_int(self.block.value, 1, MAX_N, 6)
+        w = clamp_int(self.window.value, 0, MAX_N, 0)
         if b > n:
             every = "the one key" if n == 1 else f"all {n} keys"
             notes.append(f"The block ({b}) is longer than the text: one block holds "
@@ -94,13 +94,13 @@ class _TilingExplorer(Explorer):
         if self.step.max != n_blocks:
             with self.quietly():
                 self.step.max = n_blocks  # ipywidgets clamps the value
-        k = _clamp(self.step.value, 0, n_blocks, n_blocks)
-        S, _, _, V = _case(n)
+        k = clamp_int(self.step.value, 0, n_blocks, n_blocks)
+        S, _, _, V = sweep_case(n)
         allowed = causal_mask(n) if w == 0 or w >= n else sliding_window_mask(n, w)
         cols = np.arange(n)[None, :]
         seen = np.broadcast_to(cols < k * b, (n, n))
-        m, total, out, P = _state_after(S, allowed, seen, V)
-        m_before = _state_after(S, allowed, cols < (k - 1) * b, V)[0] if k else m
+        m, total, out, P = state_after(S, allowed, seen, V)
+        m_before = state_after(S, allowed, cols < (k - 1) * b, V)[0] if k else m
         # a row whose max was -inf read its first allowed key (nothing to
         # rescale); only a row with a finite old max was rescaled
         rose = int(np.sum(np.isfinite(m_before) & (m > m_before))) if k > 1 else 0
@@ -108,7 +108,7 @@ class _TilingExplorer(Explorer):
         grid = np.where(allowed, np.where(seen, P, -np.inf), np.nan)
         exact = softmax(np.where(allowed, S, -np.inf)) @ V  # plain attention
         band = n * min(w, n) if w else None  # no window, no band
-        keys = _key_range((k - 1) * b, min(k * b, n) - 1)
+        keys = key_range((k - 1) * b, min(k * b, n) - 1)
         if k == 0:
             notes.append("No key read yet: every running max is -inf, every sum 0.")
         elif k == 1 and n_blocks > 1:
@@ -116,11 +116,11 @@ class _TilingExplorer(Explorer):
                          "sum and output; nothing to rescale yet.")
         else:
             risen = ("the max rose in no row, so nothing was rescaled." if not rose
-                     else f"the max rose in {_plural(rose, 'row')}, whose old "
+                     else f"the max rose in {plural(rose, 'row')}, whose old "
                      + ("sum and output were" if rose == 1 else "sums and outputs were")
                      + " rescaled by exp(m_old - m_new).")
             if first:
-                risen = (f"first allowed key read in {_plural(first, 'row')} "
+                risen = (f"first allowed key read in {plural(first, 'row')} "
                          f"({'its' if first == 1 else 'their'} max was -inf: "
                          "nothing to rescale); " + risen)
             if k < n_blocks:
@@ -141,10 +141,10 @@ class _TilingExplorer(Explorer):
             _n=n, _b=b, _k=k, _n_blocks=n_blocks, _w=w)
 
     def _paint(self, art, s):
-        labels = _thin(s.tokens)
+        labels = thin_out(s.tokens)
         read = ("no block read yet" if s._k == 0 else
-                f"after {s._k} of {_plural(s._n_blocks, 'block')}")
-        title = (f"{read}, {_plural(s._b, 'key')} per block"
+                f"after {s._k} of {plural(s._n_blocks, 'block')}")
+        title = (f"{read}, {plural(s._b, 'key')} per block"
                  + (f", window {s._w}" if s._w else ", causal"))
         key = art.grid.update(s.weights, labels, labels, xlabel="key", ylabel="query",
                               title=title, vmin=0.0, vmax=1.0)
@@ -155,7 +155,7 @@ class _TilingExplorer(Explorer):
         art.grid.unread.set_bounds(z - 0.5, -0.5, s._n - z, s._n)
         # fixed axis limits (the cached backgrounds are reused): m's for every
         # setting, l's for every step of one setting (the bars never rescale)
-        lim, top = _score_limit(), _sum_limit(s._n, s._b, s._w if s._w < s._n else 0)
+        lim, top = score_limit(), sum_limit(s._n, s._b, s._w if s._w < s._n else 0)
         k1 = art.max.update(s.running_max, title="running max m", xlim=(-lim, lim))
         k2 = art.sum.update(s.running_sum, title="running sum l", xlim=(0.0, top))
         # the x range runs past 1 to leave room for the "100%" labels; no
@@ -193,7 +193,7 @@ class _TilingExplorer(Explorer):
             read = "no block read yet: every running max is −∞, every sum 0"
         else:
             a, z = (k - 1) * b, min(k * b, n) - 1
-            read = (f"block {k} of {nb} read ({_key_range(a, z)}, framed); "
+            read = (f"block {k} of {nb} read ({key_range(a, z)}, framed); "
                     + ("the keys after it are not read yet (pale blue)" if z < n - 1
                        else "every key read"))
         rows = alt_text._rows_to_tell(n)
@@ -202,7 +202,7 @@ class _TilingExplorer(Explorer):
             f"query {i}: m {alt_text.number(s.running_max[i])}, l "
             f"{alt_text.number(s.running_sum[i])}" for i in rows)
         return (f"{self._picture_name()}: {n} query rows × {n} key columns, "
-                f"{_plural(b, 'key')} per block, {mask}; {read}. Cells read show "
+                f"{plural(b, 'key')} per block, {mask}; {read}. Cells read show "
                 f"exp(score − running max), 1 at each row's max. Running max and "
                 f"sum per row{sampled}: {per_row}. Scores held at once: plain "
                 f"{s.memory['plain']:,}, tiled {s.memory['tiled']:,}"

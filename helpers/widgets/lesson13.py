@@ -35,10 +35,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from helpers.figures.inductionplots import SCHEME
+from helpers.widgets.kit import Explorer, State, display_label, fit_dropdown, text_width
 from helpers.widgets import induction_parts as parts
-from helpers.widgets.base import Explorer, State
-from helpers.widgets.controls import fit_dropdown, text_width
-from helpers.widgets.engine import display_label
 from helpers.widgets.panels import Bars, FastHeatmap
 from helpers.widgets.policy import WEIGHT_SCALE
 
@@ -271,10 +269,6 @@ class _InductionExplorer(Explorer):
         except Exception as exc:  # never escape a widget callback
             self.last_error = exc
             self._set_message(f"Could not make a sequence ({type(exc).__name__}).")
-
-    def _summary(self):
-        return (f"<{self.kind}: {self.unavailable}>" if self.model is None
-                else super()._summary())
 
 
 def induction_explorer(text=None, head=None):

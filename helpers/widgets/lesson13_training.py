@@ -35,8 +35,8 @@ from helpers.analysis import induction
 from helpers.figures.common import AttentionFigure
 from helpers.figures.inductionplots import line_style
 from helpers.models import gpt_training
+from helpers.widgets.kit import mime_bundle
 from helpers.widgets.access import live_monitor_parts
-from helpers.widgets.base import mime_bundle
 
 __all__ = ["TrainingMonitor", "TrainingPanel", "chance_levels", "describe",
            "first_rise", "rises", "time_left", "train_live"]

@@ -33,11 +33,10 @@ import ipywidgets as widgets
 import numpy as np
 
 from helpers.world import recall as R
-from helpers.widgets.base import Explorer, State
-from helpers.widgets.controls import fit_dropdown
-from helpers.widgets.engine import _has_glyph, display_label
-from helpers.widgets.memory_parts import (D, MAX_N, _beta, _clamp, _filler,
-                                          _labels, _vectors, read_facts)
+from helpers.widgets.kit import (Explorer, State, clamp_int, display_label,
+                                 fit_dropdown, has_glyph)
+from helpers.widgets.memory_parts import (D, MAX_N, beta_value, fact_labels,
+                                          fact_vectors, filler, read_facts)
 from helpers.widgets.panels import Bars, FastHeatmap
 
 MAX_BARS = 24  # names shown in the bar panel
@@ -47,7 +46,7 @@ MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
                   ("delta rule", "delta"),
                   (f"gated delta rule (alpha = {GATE:g})", "gated"))
 DEFAULT_FACTS = "Ada=3, Ben=7, Cleo=12, Ada=9"
-OK, FAIL = ("\u2713", "\u2717") if _has_glyph("\u2713") and _has_glyph("\u2717") \
+OK, FAIL = ("\u2713", "\u2717") if has_glyph("\u2713") and has_glyph("\u2717") \
     else ("ok", "X")
 #: Squared distances closer than this are a tie. Larger than recall's own
 #: tolerance: softmax attention gives the other facts' keys weights of about
@@ -68,7 +67,7 @@ class _MemoryExplorer(Explorer):
              "recalled": 0, "asked": 0, "state_numbers": 0, "beta_used": None}
 
     def __init__(self, facts, memory, n, seed, beta=1.0):
-        self.seed = int(_clamp(seed, 0, 10**6, 0))
+        self.seed = int(clamp_int(seed, 0, 10**6, 0))
         values = [v for _, v in MEMORY_OPTIONS]
         #: notes on what the call asked for and could not have; kept until
         #: the learner changes that control
@@ -77,7 +76,7 @@ class _MemoryExplorer(Explorer):
             self._start_notes["memory"] = (
                 f"Unknown memory {display_label(memory, 20)[0]!r}: showing the "
                 f"delta rule (one of {', '.join(values)}).")
-        n_used = _clamp(n, 1, MAX_N, 12)
+        n_used = clamp_int(n, 1, MAX_N, 12)
         try:
             n_ok = int(n) == n_used
         except (TypeError, ValueError, OverflowError):
@@ -85,7 +84,7 @@ class _MemoryExplorer(Explorer):
         if not n_ok:
             self._start_notes["n"] = (f"N = {display_label(n, 20)[0]} is not a "
                                       f"number from 1 to {MAX_N}: N = {n_used}.")
-        beta_used = _beta(beta)
+        beta_used = beta_value(beta)
         if beta_used is None:
             beta_used = 1.0
             self._start_notes["beta"] = (f"beta = {display_label(beta, 20)[0]} is "
@@ -127,10 +126,10 @@ class _MemoryExplorer(Explorer):
 
     def _compute(self):
         typed, notes = read_facts(self.sentence.value)
-        n = _clamp(self.n.value, 1, MAX_N, 12)
+        n = clamp_int(self.n.value, 1, MAX_N, 12)
         kind = self.memory.value if self.memory.value in dict(
             (v, k) for k, v in MEMORY_OPTIONS) else "delta"
-        beta = _beta(self.beta.value) or 1.0
+        beta = beta_value(self.beta.value) or 1.0
         uses_beta = kind in ("delta", "gated")
         self.beta.disabled = not uses_beta
         facts = list(typed[:n])
@@ -142,12 +141,12 @@ class _MemoryExplorer(Explorer):
             notes.append(f"{len(typed)} facts typed: N = {n} uses the first {n}"
                          + (f" (move N up to {min(len(typed), MAX_N)} for more)."
                             if n < MAX_N else f"; N is at most {MAX_N}."))
-        facts += _filler({f for f, _ in facts}, n - len(facts), self.seed)
+        facts += filler({f for f, _ in facts}, n - len(facts), self.seed)
         if not facts:  # pragma: no cover - n >= 1 always fills
             return State(empty=True, placeholder="Type facts like Ada=3")
         names, rooms = [f for f, _ in facts], [r for _, r in facts]
-        _, K, _ = _vectors(names, 1000 + self.seed)
-        distinct_rooms, V, room_vec = _vectors(rooms, 2000 + self.seed)
+        _, K, _ = fact_vectors(names, 1000 + self.seed)
+        distinct_rooms, V, room_vec = fact_vectors(rooms, 2000 + self.seed)
         asked = list(dict.fromkeys(names))
         right = {}
         for name, room in facts:
@@ -182,7 +181,7 @@ class _MemoryExplorer(Explorer):
                      + ((" 1 fact repeats a name" if twice == 1 else
                          f" {twice} facts repeat a name")
                         + ": the later room is right." if twice else ""))
-        lab = _labels(names + rooms)
+        lab = fact_labels(names + rooms)
         undrawn = [t for t in dict.fromkeys(names + rooms)
                    if display_label(t)[1]]
         if undrawn:

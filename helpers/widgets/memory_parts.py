@@ -17,21 +17,12 @@ MAX_TEXT = 2000  # characters of typed facts read
 _SPLIT = re.compile(r"[,;\n]+")
 _FACT = re.compile(r"^\s*(.+?)\s*(?:=|->|\u2192|:)\s*(.+?)\s*$")
 
-
-def _clamp(value, low, high, default):
-    try:
-        v = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(max(v, low), high)
-
-
 #: What separates a name from its room; a piece with two of them is two
 #: facts run together ("Ann=4 Bob=5": a comma missing), not one.
 _SEPARATOR = re.compile(r"=|->|\u2192|:")
 
 
-def _beta(value):
+def beta_value(value):
     """``value`` as a beta the slider can show (0.1 to 1, one decimal), or
     None when it is not such a number."""
     try:
@@ -85,7 +76,7 @@ def _quoted(pieces, shown=3):
     return text + (f" and {len(pieces) - shown} more" if len(pieces) > shown else "")
 
 
-def _labels(texts):
+def fact_labels(texts):
     """{text: a drawable label}, distinct for distinct texts (``display_label``
     draws characters the font lacks as ``?``: 名前 and 日本 would both be
     ``??``; the second becomes ``?? (2)``)."""
@@ -97,7 +88,7 @@ def _labels(texts):
     return out
 
 
-def _filler(used, k, seed):
+def filler(used, k, seed):
     """``k`` random readable facts with names not in ``used``."""
     rng = np.random.default_rng(seed)
     names = [n for n in R.NAMES if n not in used]
@@ -105,7 +96,7 @@ def _filler(used, k, seed):
     return [(names[i], str(int(r))) for i, r in zip(order, rng.integers(1, 100, k))]
 
 
-def _vectors(labels, seed):
+def fact_vectors(labels, seed):
     """One seeded unit vector per distinct label, in order of appearance."""
     distinct = list(dict.fromkeys(labels))
     table = dict(zip(distinct, R.unit_vectors(max(len(distinct), 1), D, seed)))

@@ -19,7 +19,7 @@ def _plain(text: str, limit: int = 24) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def _list_words(words, most: int = 6, why=None) -> str:
+def list_words(words, most: int = 6, why=None) -> str:
     """``'a', 'b' and 3 more``; with ``why`` (word -> reason), ``'a' (reason)``."""
     why = why or {}
     shown = ", ".join(f"'{_plain(w)}'" + (f" ({why[w]})" if w in why else "")
@@ -29,7 +29,7 @@ def _list_words(words, most: int = 6, why=None) -> str:
     return shown
 
 
-def _labels(tokens, notes):
+def token_labels(tokens, notes):
     """Drawable labels of ``tokens``; a note when a character was replaced."""
     labels, replaced = [], False
     for t in tokens:
@@ -41,7 +41,7 @@ def _labels(tokens, notes):
     return labels
 
 
-def _read(text, *, cap: int = MAX_TOY_TOKENS, positions: bool = True,
+def read_sentence(text, *, cap: int = MAX_TOY_TOKENS, positions: bool = True,
           what="sentence"):
     """Tokenize, cap and embed a typed sentence.
 
@@ -68,14 +68,14 @@ def _read(text, *, cap: int = MAX_TOY_TOKENS, positions: bool = True,
     if plain:
         notes.append(
             f"Not in the toy lexicon (given the 'unknown' vector): "
-            f"{_list_words(plain)}."
+            f"{list_words(plain)}."
         )
     if why:
         notes.append(
             "Not in the toy lexicon, guessed from the word's form "
-            f"('unknown' still set): {_list_words(list(why), why=why)}."
+            f"('unknown' still set): {list_words(list(why), why=why)}."
         )
-    labels = _labels(tokens, notes)
+    labels = token_labels(tokens, notes)
     return SimpleNamespace(
         tokens=list(tokens),
         labels=labels,

@@ -1,6 +1,6 @@
 """Saving what an explorer shows: its picture as a PNG, its numbers as a CSV.
 
-``Explorer.save(name)`` (``base.py``) writes ``<name>.png`` and ``<name>.csv``
+``Explorer.save(name)`` (``output.py``) writes ``<name>.png`` and ``<name>.csv``
 with the functions here; an explorer describes its numbers as one table,
 ``(header, rows)``, made by :func:`grid` and widened by :func:`side_by_side`.
 

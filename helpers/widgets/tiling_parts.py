@@ -40,7 +40,7 @@ class _SweepImage(PixelImage):
         return np.where(np.isneginf(data), 257, index).astype(np.intp)
 
 
-class _SweepHeatmap(FastHeatmap):
+class SweepHeatmap(FastHeatmap):
     def __init__(self, art, rect, **kw):
         super().__init__(art, rect, **kw)
         self.pixels.set_visible(False)
@@ -53,7 +53,7 @@ class _SweepHeatmap(FastHeatmap):
             {"edgecolor": "#4a6984", "linewidth": 1.2, "linestyle": (0, (4, 3))}))
 
 
-class _RowBars:
+class RowBars:
     """One horizontal bar per query row, drawn as a single PolyCollection
     (48 separate rectangles take 10 ms per picture)."""
 
@@ -90,7 +90,7 @@ class _RowBars:
         return ("rowbars", len(values), float(xlim[0]), float(xlim[1]))
 
 
-def _case(n):
+def sweep_case(n):
     """Seeded scaled scores (n, n) and values (n, D_V) of the example."""
     rng = np.random.default_rng(SEED)
     Q, K = rng.standard_normal((2, MAX_N, D_K)) * 1.3
@@ -98,20 +98,21 @@ def _case(n):
     return Q[:n] @ K[:n].T / math.sqrt(D_K), Q[:n], K[:n], V[:n]
 
 
-def _plural(k, word):
+def plural(k, word):
     """"1 key", "3 keys": a count with its noun."""
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
-def _key_range(a, z):
+def key_range(a, z):
     """"key 3", "keys 3 to 5": keys ``a`` to ``z`` as a person writes them."""
     return f"key {a}" if a == z else f"keys {a} to {z}"
 
 
 @lru_cache(maxsize=64)
-def _sum_limit(n, b, w):
+def sum_limit(n, b, w):
     """A round bound of every running sum l at every step of one setting."""
-    S, allowed = _case(n)[0], causal_mask(n) if w == 0 else sliding_window_mask(n, w)
+    S = sweep_case(n)[0]
+    allowed = causal_mask(n) if w == 0 else sliding_window_mask(n, w)
     steps = np.arange(1, math.ceil(n / b) + 1)[:, None, None]
     seen = allowed & (np.arange(n) < b * steps)  # (steps, n, n): keys read by then
     m = np.where(seen, S, -np.inf).max(axis=2, keepdims=True)
@@ -121,26 +122,18 @@ def _sum_limit(n, b, w):
 
 
 @lru_cache(maxsize=1)
-def _score_limit():
+def score_limit():
     """A round bound of every score of the example (the m axis never moves)."""
-    return nice_limit(float(np.abs(_case(MAX_N)[0]).max()))
+    return nice_limit(float(np.abs(sweep_case(MAX_N)[0]).max()))
 
 
-def _thin(labels, most=16):
+def thin_out(labels, most=16):
     step = max(1, math.ceil(len(labels) / most))
     return [lab if i % step == 0 or i == len(labels) - 1 else ""
             for i, lab in enumerate(labels)]
 
 
-def _clamp(value, low, high, default):
-    try:
-        v = int(value)
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(max(v, low), high)
-
-
-def _state_after(S, allowed, seen, V):
+def state_after(S, allowed, seen, V):
     """Running max, sum and output of every row after reading ``seen`` keys."""
     vis = allowed & seen
     m = np.where(vis, S, -np.inf).max(axis=1)

@@ -88,12 +88,15 @@ def _inputs(ex):
     return dict(names.values())
 
 
-def _explorers():
+def _explorers(names=None):
     """(name, factory, input, value A, value B): the sentence of every
     explorer of the table that has one (two 12-token sentences), else its
-    first input (a number and a third of it)."""
+    first input (a number and a third of it); only those of ``names`` when
+    given."""
     out = []
     for row in _generic_rows():
+        if names is not None and row.name not in names:
+            continue
         ex = row.factory()
         inputs = _inputs(ex)
         if hasattr(ex, "sentence"):
