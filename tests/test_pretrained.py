@@ -331,7 +331,7 @@ def _stub(x, W_Q, b_Q, W_K, b_K):
 
 
 @pytest.mark.parametrize("fn, words", [
-    (_no_bias, "the biases are missing"),
+    (_no_bias, "b_Q is missing"),
     (_transposed, "transposed: rows must be queries"),
     (_unscaled, "not divided by sqrt(d_k)"),
     (_stub, "Not done yet"),

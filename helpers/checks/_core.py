@@ -120,6 +120,12 @@ def _call(fn, name: str, arg_names, *args, mask=None, **kwargs):
             except Exception as exc:  # the learner's code: report, never raise
                 text = str(exc).strip() or "(no message)"
                 message = f"Your {name} raised {type(exc).__name__}: {text}. "
+                if isinstance(exc, ImportError) and "scipy" in text:
+                    raise _Fail(
+                        message + "scipy is not installed here: these lessons use "
+                        "numpy alone. Your idea may well be right; spell it with "
+                        "numpy, or use helpers.attention.softmax for "
+                        "scipy.special.softmax.") from None
                 for key, hint in _EXC_HINTS:
                     if key in text:
                         message += hint

@@ -55,23 +55,41 @@ def _fitted_divisor(got, raw, mask=None):
 def name_the_divisor(got, raw, named, mask=None, what="scores"):
     """A message naming the number the learner divided ``raw`` by, or None.
 
-    ``named`` lists ``(value, description)`` pairs, the right one first
-    (``(sqrt(d_k), "sqrt(d_k)")``); the first value within 0.1% of the fitted
-    divisor is named. An unnamed divisor is reported as a typed-in number.
+    ``named`` lists ``(value, description)`` or ``(value, description,
+    message)`` entries, the right one first (``(sqrt(d_k), "sqrt(d_k)")``);
+    the first value within 0.1% of the fitted divisor is named, by
+    ``message`` when the entry gives one (a whole sentence or two, numbers
+    included), else by "You divided the scores by <description> = <value>"
+    (a three-part entry's description carries its own number).
+    A divisor that is the reciprocal of a named value is reported as that
+    value multiplied in; an unnamed divisor as a typed-in number.
     """
     c = _fitted_divisor(got, raw, mask)
     if c is None:
         return None
-    right, right_name = named[0]
+    right, right_name = named[0][:2]
     if math.isclose(c, right, rel_tol=1e-3):
         return None
-    for value, description in named[1:]:
+    for entry in named[1:]:
+        value, description = entry[:2]
         if math.isclose(c, value, rel_tol=1e-3):
             if value == 1:
                 return (f"You did not divide the {what} by {right_name} = {right:.4g} "
                         "before the softmax.")
+            if len(entry) > 2:
+                return entry[2]
             return (f"You divided the {what} by {description} = {value:.4g}; divide "
                     f"by {right_name} = {right:.4g} instead.")
+    for entry in named:
+        value, description = entry[:2]
+        if value != 1 and math.isclose(c, 1 / value, rel_tol=1e-3):
+            if value == right:
+                return (f"You multiplied the {what} by {right_name} = {right:.4g}; "
+                        f"divide them by it: softmax(Q K^T / {right_name}).")
+            if len(entry) < 3:
+                description = f"{description} = {value:.4g}"
+            return (f"You multiplied the {what} by {description}; divide them by "
+                    f"{right_name} = {right:.4g} instead.")
     if c < 0:
         return (f"Your {what} have the wrong sign: they look divided by {c:.4g}. "
                 f"Divide by {right_name} = {right:.4g}.")

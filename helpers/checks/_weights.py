@@ -121,9 +121,13 @@ def _diagnose_weights(got_w, Q, K, mask, expected_w, label, extra=None):
         raise _Fail(f"For {label} your weights contain NaN or inf: {_fmt(got_w, 2)}.")
     sums = got_w.sum(axis=-1)
     if not np.allclose(sums, expected_w.sum(axis=-1), atol=1e-6):
+        # the bracket only where some row is meant to be fully masked: else it
+        # would excuse a learner's all-zero row
+        dead = (expected_w.sum(axis=-1) == 0).any()
         raise _Fail(
             f"For {label} your rows of weights sum to {_fmt(sums, 2)}; each row "
-            "(one query) should sum to 1 (0 for a fully masked row)."
+            "(one query) should sum to 1"
+            + (" (0 for a fully masked row)." if dead else ".")
         )
     raise _Fail(
         f"For {label} your weights differ from softmax(Q K^T / sqrt(d_k)): "

@@ -158,27 +158,36 @@ def check_cross_attention(fn, name):
 
 
 def _divisors(Xq, Xs, Q, V):
-    """What a learner might divide the scores by, the right one first."""
+    """What a learner might divide the scores by, the right one first (see
+    :func:`helpers.checks._scale.name_the_divisor`)."""
     d_k, n_q, n_s = Q.shape[-1], Xq.shape[0], Xs.shape[0]
     d_q, d_s, d_v = Xq.shape[1], Xs.shape[1], V.shape[-1]
+    r = math.sqrt(d_k)
+    fix = (f"d_k = Q.shape[-1] = {d_k} is the width of the queries and keys: "
+           f"divide by sqrt({d_k}) = {r:.4g}.")
+
+    def wrong(value, text):
+        return (value, text, f"You divided the scores by {text}. {fix}")
+
+    length = "a number of tokens; d_k is a width, not a length"
     return [
-        (math.sqrt(d_k), "sqrt(d_k)"),
+        (r, "sqrt(d_k)"),
         (1, ""),
         (d_k, "d_k itself, without the square root"),
-        (math.sqrt(d_q), "the square root of X_query's width (the model width, "
-         "not the key size d_k = Q.shape[-1])"),
-        (d_q, "X_query's width (the model width, not d_k = Q.shape[-1])"),
-        (math.sqrt(d_s), "the square root of X_source's width (not the key size "
-         "d_k = K.shape[-1])"),
-        (d_s, "X_source's width (not d_k = K.shape[-1])"),
-        (math.sqrt(d_v), "the square root of the values' width d_v (d_k is the "
-         "width of the queries and keys, Q.shape[-1])"),
-        (d_v, "the values' width d_v"),
-        (math.sqrt(n_s), "the square root of a number of tokens (d_k is a width, "
-         "Q.shape[-1], not a length)"),
-        (math.sqrt(n_q), "the square root of a number of tokens (d_k is a width, "
-         "Q.shape[-1], not a length)"),
-        (n_s, "a number of tokens (d_k is a width, Q.shape[-1], not a length)"),
+        wrong(math.sqrt(d_q), f"sqrt({d_q}) = {math.sqrt(d_q):.4g}, the square root "
+              "of X_query's width (the model width)"),
+        wrong(d_q, f"{d_q}, X_query's width (the model width)"),
+        wrong(math.sqrt(d_s), f"sqrt({d_s}) = {math.sqrt(d_s):.4g}, the square root "
+              "of X_source's width"),
+        wrong(d_s, f"{d_s}, X_source's width"),
+        wrong(math.sqrt(d_v), f"sqrt({d_v}) = {math.sqrt(d_v):.4g}, the square root "
+              "of the values' width d_v"),
+        wrong(d_v, f"{d_v}, the values' width d_v"),
+        wrong(math.sqrt(n_s), f"sqrt({n_s}) = {math.sqrt(n_s):.4g}, the square root "
+              f"of {length}"),
+        wrong(math.sqrt(n_q), f"sqrt({n_q}) = {math.sqrt(n_q):.4g}, the square root "
+              f"of {length}"),
+        wrong(n_s, f"{n_s}, {length}"),
     ]
 
 
@@ -284,11 +293,32 @@ def check_padded_cross(fn, name):
                 "the source, so its columns must get weight 0 in every row. Use "
                 "source_is_real[None, :], not source_is_real[:, None]."
             )
+            with np.errstate(all="ignore"):
+                both = scaled_dot_product_attention(
+                    Q, K, V, mask=mask & rows[:, None])[1]
+            extra["both"] = both
+            extra["both_message"] = (
+                "Your padding columns are right, but you also masked query rows: "
+                "padding is only in the source, so every query row attends to the "
+                "real source tokens. Mask the columns alone: "
+                "np.broadcast_to(source_is_real, (n_query, n_source)).")
+            lower = np.tril(np.ones((n_q, n_s), dtype=bool))
+            extra["causal"] = softmax(np.where(mask & lower, scores, -np.inf))
+            extra["causal_message"] = (
+                "You applied a causal mask as well as the padding mask. "
+                "Cross-attention has no causal mask: every query may look at the "
+                "whole source. Mask the padding columns alone.")
+            extra["causal_only"] = softmax(np.where(lower, scores, -np.inf))
+            extra["causal_only_message"] = (
+                "You applied a causal mask instead of the padding mask. "
+                "Cross-attention has no causal mask: mask the padding columns, "
+                "np.where(source_is_real[None, :], S, -np.inf).")
             extra["zero"] = softmax(np.where(mask, scores, 0.0))
             extra["zero_message"] = (
                 "The padding scores are 0 instead of -inf: exp(0) = 1, so the padding "
                 "still gets weight. Use np.where(source_is_real[None, :], S, -np.inf).")
-            for key in ("queries", "nomask", "inverted", "zero"):
+            for key in ("queries", "both", "causal", "causal_only", "nomask",
+                        "inverted", "zero"):
                 if _close_nan_as_zero(got_w, extra[key]):
                     raise _Fail(extra[key + "_message"])
             scale = name_the_divisor(got_w, Q @ K.T, _divisors(Xq, Xs, Q, V), mask=mask)

@@ -51,15 +51,24 @@ def _real_heads(model, text):
 
 
 def _divisors(x, Q):
-    """What a learner might divide a real head's scores by, the right one first."""
+    """What a learner might divide a real head's scores by, the right one first
+    (see :func:`helpers.checks._scale.name_the_divisor`)."""
     d_k, d_model, n = Q.shape[-1], x.shape[-1], x.shape[0]
+    fix = (f"d_k = Q.shape[-1] = {d_k} is one head's width: divide by "
+           f"sqrt({d_k}) = {math.sqrt(d_k):.4g}.")
     return [(math.sqrt(d_k), "sqrt(d_k)"), (1, ""),
             (d_k, "d_k itself, without the square root"),
-            (math.sqrt(d_model), "the square root of the model width d_model (x's "
-             "384 columns), not of d_k = Q.shape[-1], one head's width"),
-            (d_model, "the model width d_model (x's 384 columns)"),
-            (math.sqrt(n), "the square root of the number of word pieces (d_k is a "
-             "width, Q.shape[-1], not a length)")]
+            (math.sqrt(d_model), f"sqrt({d_model})",
+             f"You divided the scores by sqrt({d_model}) = {math.sqrt(d_model):.3g}, "
+             f"the square root of the model width d_model (x has {d_model} columns). "
+             f"{fix}"),
+            (d_model, f"the model width {d_model}",
+             f"You divided the scores by {d_model}, the model width d_model (x has "
+             f"{d_model} columns). {fix}"),
+            (math.sqrt(n), f"sqrt({n})",
+             f"You divided the scores by sqrt({n}) = {math.sqrt(n):.4g}, the square "
+             f"root of the number of word pieces; d_k is a width, not a length. "
+             f"{fix}")]
 
 
 def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
@@ -107,9 +116,11 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
                     "Pass Q first and K second to attention (scores = Q K^T)."
                 )
             if np.allclose(got, tries["no_bias"], atol=1e-5):
+                # without b_Q, b_K adds q . b_K to every score of a row: the same
+                # for each key, so the softmax cannot tell whether it is there
                 raise _Fail(
-                    f"For {label} the biases are missing: Q = x @ W_Q + b_Q and "
-                    "K = x @ W_K + b_K."
+                    f"For {label}: b_Q is missing: Q = x @ W_Q + b_Q (and K = x @ "
+                    "W_K + b_K)."
                 )
             if np.allclose(got, tries["no_scale"], atol=1e-5):
                 raise _Fail(
@@ -168,7 +179,9 @@ def check_n_attention_weights(fn, name):
     Every head of every layer gives one weight per (query, key) pair of word
     pieces ([CLS] and [SEP] included in ``n_pieces``).
     """
-    cases = ((10, 2, 3), (15, 6, 12), (7, 1, 1), (2, 6, 12), (1, 6, 12))
+    # the first case's sizes are chosen so that no two mistakes give the same
+    # number (with 2 layers, 3 x Q, K, V would look like 6 layers typed in)
+    cases = ((10, 5, 7), (15, 6, 12), (7, 1, 1), (2, 6, 12), (1, 6, 12))
     for n, L, H in cases:
         result, _ = _call(fn, name, ("n_pieces", "n_layers", "n_heads"), n, L, H)
         got = _as_array(result, f"What your {name} returns")
@@ -206,6 +219,9 @@ def check_n_attention_weights(fn, name):
                     "heads and of layers"),
             "added": ((L + H) * n * n, "you added the layers and the heads: every "
                       "layer has n_heads heads, so multiply, n_layers x n_heads"),
+            "qkv": (3 * L * H * n * n, "three times too many (x3): you counted "
+                    "Q, K and V. A head has one weight per (query, key) pair, "
+                    "n_pieces x n_pieces"),
             "twice": (2 * L * H * n * n, "you counted every pattern twice: one "
                       "weight per (query, key) pair, n_pieces x n_pieces per head"),
         }
@@ -271,9 +287,8 @@ def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> boo
                          "of -inf: exp(0) = 1 still gives them weight"),
                 "scale": (masked(Q @ K.T), "the scores are not divided by "
                           f"sqrt(d_k) = {math.sqrt(d_k):g}"),
-                "bias": (masked((x @ W_Q) @ (x @ W_K).T / math.sqrt(d_k)), "the "
-                         "biases are missing: Q = x @ W_Q + b_Q and K = x @ W_K "
-                         "+ b_K"),
+                "bias": (masked((x @ W_Q) @ (x @ W_K).T / math.sqrt(d_k)), "b_Q "
+                         "is missing: Q = x @ W_Q + b_Q (and K = x @ W_K + b_K)"),
                 "transposed": (expected.T, "your weights are transposed: rows "
                                "must be queries (scores = Q K^T)"),
                 "kq": (masked(K @ Q.T / math.sqrt(d_k)), "your scores are K Q^T: "

@@ -326,3 +326,62 @@ def test_cross_attention_scaled_after_softmax(capsys):
         return A @ (Xs @ W_V), A
 
     assert_diagnosis(checks.check_cross_attention, wrong, capsys, "after the softmax")
+
+
+# --- a cold reader's review: messages that named the wrong mistake ---------------
+
+
+def test_cross_attention_multiplied_by_sqrt_d_k(capsys):
+    printed = assert_diagnosis(
+        checks.check_cross_attention,
+        _scaled(lambda Xq, Xs, Q, K, V: 1 / np.sqrt(Q.shape[-1])), capsys,
+        "multiplied the scores by sqrt(d_k)")
+    assert "none of the sizes" not in printed, printed
+
+
+def test_cross_attention_model_width_message_names_both_sizes(capsys):
+    assert_diagnosis(
+        checks.check_cross_attention,
+        _scaled(lambda Xq, Xs, Q, K, V: np.sqrt(Xq.shape[1])), capsys,
+        "You divided the scores by sqrt(4) = 2, the square root of X_query's width",
+        "d_k = Q.shape[-1] = 3 is the width of the queries and keys: divide by "
+        "sqrt(3) = 1.732.")
+
+
+def _padded_masks(rows=False, causal=False, padding=True):
+    def attention(X_query, X_source, W_Q, W_K, W_V, source_is_real):
+        Q, K, V = X_query @ W_Q, X_source @ W_K, X_source @ W_V
+        n_q, n_s = len(Q), len(K)
+        keep = np.ones((n_q, n_s), bool)
+        if padding:
+            keep &= source_is_real[None, :]
+        if rows:
+            row_is_real = np.resize(source_is_real, n_q) | (np.arange(n_q) >= n_s)
+            keep &= row_is_real[:, None]
+        if causal:
+            keep &= np.tril(np.ones((n_q, n_s), bool))
+        A = softmax(np.where(keep, Q @ K.T / np.sqrt(K.shape[-1]), -np.inf))
+        return A @ V, A
+    return attention
+
+
+@pytest.mark.parametrize(("wrong", "needles"), [
+    (_padded_masks(rows=True), ["also masked query rows"]),
+    (_padded_masks(causal=True), ["causal mask as well"]),
+    (_padded_masks(causal=True, padding=False), ["causal mask instead"]),
+])
+def test_padded_cross_names_the_extra_mask(wrong, needles, capsys):
+    printed = assert_diagnosis(checks.check_padded_cross, wrong, capsys, *needles)
+    assert "fully masked row" not in printed, printed
+
+
+def test_rows_sum_message_has_no_excuse_without_masked_rows(capsys):
+    """'(0 for a fully masked row)' only where a row is meant to be fully masked."""
+    def half(X_query, X_source, W_Q, W_K, W_V):
+        out, A = my_cross(X_query, X_source, W_Q, W_K, W_V)
+        A = A.copy()
+        A[-1] *= 0.5
+        return A @ (X_source @ W_V), A
+    printed = assert_diagnosis(checks.check_cross_attention, half, capsys,
+                               "should sum to 1")
+    assert "fully masked" not in printed, printed

@@ -104,3 +104,28 @@ def test_softmax_backward_messages_use_the_lessons_words(capsys):
                   lambda s, g: s * (g - np.sum(g * s, axis=0, keepdims=True))):
         printed = assert_diagnosis(checks.check_softmax_backward, wrong, capsys)
         assert "jacobian" not in printed.lower(), printed
+
+
+# --- a cold reader's review ------------------------------------------------------
+
+
+def test_softmax_backward_matmul_named_even_where_it_crashes(capsys):
+    """s * (g - g @ s.T) fails on the 3 x 5 case: named, not a keepdims hint."""
+    printed = assert_diagnosis(checks.check_softmax_backward,
+                               lambda s, g: s * (g - g @ s.T), capsys,
+                               "mixes rows", "own sum of products")
+    assert "keepdims" not in printed.split("own sum")[0], printed
+
+
+def test_softmax_backward_without_scipy_says_so(capsys):
+    def with_scipy(s, g):
+        from scipy.special import softmax as _  # noqa: F401
+        return s * (g - np.sum(g * s, axis=-1, keepdims=True))
+
+    try:
+        import scipy  # noqa: F401
+    except ImportError:
+        assert_diagnosis(checks.check_softmax_backward, with_scipy, capsys,
+                         "scipy is not installed", "numpy")
+    else:
+        pytest.skip("scipy is installed here")

@@ -27,7 +27,7 @@ needs_model = pytest.mark.skipif(not model_available(),
     (lambda n, L=6, H=12: L * H * n * (n - 1), "left out the diagonal"),
     (lambda n, L=6, H=12: L * H * n * (n + 1) // 2, "causal triangle"),
     (lambda n, L=6, H=12: L * H * (n + 2) ** 2, "[CLS] and [SEP] again"),
-    (lambda n, L=6, H=12: L + H + n, "expected 600 weights"),
+    (lambda n, L=6, H=12: L + H + n, "expected 3,500 weights"),
     (lambda n, L=6, H=12: np.zeros((n, n)), "return one number"),
 ])
 def test_weight_count_names_the_mistake(fn, words, capsys):
@@ -112,7 +112,7 @@ def _in_place(x, W_Q, b_Q, W_K, b_K):
     (_no_mask, "no causal mask"),
     (_zero_fill, "instead of -inf"),
     (_causal_unscaled, "not divided by sqrt(d_k) = 5.65685"),
-    (_causal_no_bias, "biases are missing"),
+    (_causal_no_bias, "b_Q is missing"),
     (_causal_transposed, "transposed"),
     (_nan, "NaN"),
     (_in_place, "changed its input x in place"),
@@ -164,6 +164,8 @@ def test_without_a_model_the_checker_says_why(monkeypatch, capsys):
     (lambda n, n_layers=6, n_heads=12: n**2, "one head's pattern"),
     (lambda n, n_layers=6, n_heads=12: (n_layers + n_heads) * n**2, "added the layers"),
     (lambda n, n_layers=6, n_heads=12: 2 * n_layers * n_heads * n**2, "twice"),
+    (lambda n, n_layers=6, n_heads=12: 3 * n_layers * n_heads * n**2,
+     "you counted Q, K and V"),
 ])
 def test_weight_count_more_mistakes(fn, words, capsys):
     result, out = _verdict(checks.check_n_attention_weights, fn, capsys)
@@ -238,7 +240,9 @@ def _in_place_real(x, W_Q, b_Q, W_K, b_K):
     (_scaled_head(lambda x, Q: 1.0), "not divided by sqrt(d_k)"),
     (lambda *a: lesson10.real_head_pattern(*a).T, "transposed"),
     (lambda x, W_Q, b_Q, W_K, b_K: lesson10.real_head_pattern(
-        x, W_Q, 0 * b_Q, W_K, 0 * b_K), "biases are missing"),
+        x, W_Q, 0 * b_Q, W_K, 0 * b_K), "b_Q is missing"),
+    (lambda x, W_Q, b_Q, W_K, b_K: lesson10.real_head_pattern(
+        x, W_Q, 0 * b_Q, W_K, b_K), "b_Q is missing"),
     (_biases_swapped, "biases are swapped"),
     (_keys_from_W_Q, "built with W_Q"),
     (lambda *a: lesson10.causal_head_pattern(*a), "applied a causal mask"),
@@ -314,3 +318,33 @@ def test_causal_head_mask_mistakes(fn, words, capsys):
 def test_real_head_order_mistakes(fn, words, capsys):
     result, out = _verdict(checks.check_real_head, fn, capsys)
     assert result is False and words in out, out
+
+
+# --- a cold reader's review: messages that named the wrong mistake ---------------
+
+def test_weight_count_q_k_v_is_not_six_layers(capsys):
+    """3 x L x H x n^2 once read as '6 layers by hand' (3 x 2 layers = 6)."""
+    result, out = _verdict(checks.check_n_attention_weights,
+                           lambda n, L, H: 3 * L * H * n * n, capsys)
+    assert result is False and "you counted Q, K and V" in out, out
+    assert "by hand" not in out, out
+
+
+@needs_model
+def test_real_head_width_message_names_both_sizes(capsys):
+    result, out = _verdict(checks.check_real_head,
+                           _scaled_head(lambda x, Q: np.sqrt(x.shape[1])), capsys)
+    assert result is False
+    assert "sqrt(384) = 19.6, the square root of the model width d_model" in out, out
+    assert "d_k = Q.shape[-1] = 32 is one head's width: divide by sqrt(32) = 5.657" \
+        in out, out
+
+
+@needs_model
+def test_real_head_b_k_alone_may_be_left_out(capsys):
+    """q . b_K is the same for every key of a row: the weights do not change."""
+    result, out = _verdict(checks.check_real_head,
+                           lambda x, W_Q, b_Q, W_K, b_K: lesson10.real_head_pattern(
+                               x, W_Q, b_Q, W_K, 0 * b_K), capsys)
+    assert result is True, out
+
