@@ -265,7 +265,8 @@ def test_a_bad_beta_is_said_and_replaced(beta):
 def test_text_that_cannot_be_read_is_not_called_no_facts_typed():
     e = W.memory_explorer(facts="hello world", n=4)
     try:
-        assert "No fact could be read" in e.message and "No facts typed" not in e.message
+        assert "No fact could be read" in e.message
+        assert "No facts typed" not in e.message
         e.sentence.value = "   "
         assert "No facts typed" in e.message
     finally:

@@ -168,7 +168,8 @@ def check_hybrid_bytes(fn, name):
                     "n_state_heads x d_k x d_v x bytes for the state.")
     q3 = reference_hybrid_bytes(*HYBRID_CASES[1])
     return (f"{name} gives {q3 / 2**30:.2f} GiB for Qwen3-Next-80B-A3B at 262,144 "
-            "tokens, of which the 36 state layers hold 36 MiB at every length.")
+            "tokens, of which the state of its 36 Gated DeltaNet layers is 36 MiB at "
+            "every length.")
 
 
 # ------------------------------- core: one step of linear attention ---

@@ -43,7 +43,7 @@ from helpers.widgets.panels import Bars, FastHeatmap
 MAX_BARS = 24  # names shown in the bar panel
 GATE = 0.9
 MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
-                  ("linear attention (S = sum of k^T v)", "linear"),
+                  ("linear attention, \u03c6 = identity (S = sum of k^T v)", "linear"),
                   ("delta rule", "delta"),
                   (f"gated delta rule (alpha = {GATE:g})", "gated"))
 DEFAULT_FACTS = "Ada=3, Ben=7, Cleo=12, Ada=9"
@@ -64,7 +64,9 @@ def _spoken(text, label):
     """How the text alternative names ``text``: its drawn ``label``, and the
     text as typed when the font drew some of it as ``?`` (a screen reader can
     say an emoji the picture cannot draw)."""
-    return label if "?" not in label or "?" in str(text) else f"{label} (typed {text!r})"
+    if "?" not in label or "?" in str(text):
+        return label
+    return f"{label} (typed {text!r})"
 
 
 class _MemoryExplorer(Explorer):
@@ -209,9 +211,9 @@ class _MemoryExplorer(Explorer):
         if undrawn:
             many = len(undrawn) > 1
             notes.append(f"{len(undrawn)} name{'s' if many else ''} or "
-                         f"room{'s are' if many else ' is'} drawn with '?': the font has no glyph for some "
-                         "characters (often emoji). The facts are stored and "
-                         "asked as typed.")
+                         f"room{'s are' if many else ' is'} drawn with '?': "
+                         "the font has no glyph for some characters (often "
+                         "emoji). The facts are stored and asked as typed.")
         if ties:
             notes.insert(1, "A tie is no recall: " + "; ".join(
                 f"{lab[a]} reads back as near to room " + " as to room ".join(
