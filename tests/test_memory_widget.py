@@ -258,3 +258,50 @@ def test_a_bad_beta_is_said_and_replaced(beta):
         assert "not a number from 0.1 to 1" not in e.message
     finally:
         e.close()
+
+
+# --- the cold reader's cases (fix14) -------------------------------------------
+
+def test_text_that_cannot_be_read_is_not_called_no_facts_typed():
+    e = W.memory_explorer(facts="hello world", n=4)
+    try:
+        assert "No fact could be read" in e.message
+        assert "No facts typed" not in e.message
+        e.sentence.value = "   "
+        assert "No facts typed" in e.message
+    finally:
+        e.close()
+
+
+def test_a_nan_beta_set_later_resets_the_slider_and_says_so():
+    e = W.memory_explorer(n=8, memory="delta", beta=0.5)
+    try:
+        e.beta.value = float("nan")
+        assert e.beta.value == 1.0 and e.beta_used == 1.0
+        assert "the slider is set to" in e.message and e.last_error is None
+    finally:
+        e.close()
+
+
+def test_counts_are_singular_for_one():
+    e = W.memory_explorer(facts="Ada=3", n=1, memory="softmax")
+    try:
+        assert "1 of 1 name recalled from 1 fact;" in e.message, e.message
+    finally:
+        e.close()
+
+
+def test_the_alt_text_names_an_undrawable_name_that_failed():
+    from helpers.widgets.engine import display_label
+    undrawable = [c for c in ("\U0001F389", "\U0001F600", "\u540d", "\U0001D11E")
+                  if display_label(c)[1]]
+    if not undrawable:  # pragma: no cover - a font with every glyph
+        pytest.skip("this font draws every candidate")
+    name = undrawable[0]
+    e = W.memory_explorer(facts=f"{name}=3, {name}=9", n=2, memory="softmax")
+    try:
+        e.flush()
+        assert f"typed {name!r}" in e.alt, e.alt
+        assert "names or rooms are" in e.message or "name or room is" in e.message
+    finally:
+        e.close()

@@ -42,7 +42,7 @@ from helpers.widgets.panels import Bars, FastHeatmap
 MAX_BARS = 24  # names shown in the bar panel
 GATE = 0.9
 MEMORY_OPTIONS = (("softmax attention (KV cache)", "softmax"),
-                  ("linear attention (S = sum of k^T v)", "linear"),
+                  ("linear attention, \u03c6 = identity (S = sum of k^T v)", "linear"),
                   ("delta rule", "delta"),
                   (f"gated delta rule (alpha = {GATE:g})", "gated"))
 DEFAULT_FACTS = "Ada=3, Ben=7, Cleo=12, Ada=9"
@@ -52,6 +52,20 @@ OK, FAIL = ("\u2713", "\u2717") if has_glyph("\u2713") and has_glyph("\u2717") \
 #: tolerance: softmax attention gives the other facts' keys weights of about
 #: e^-15, which move a name-written-twice's two distances apart by ~1e-7.
 TIE_TOL = 1e-6
+
+
+def _count(k, word):
+    """``1 name``, ``2 names``."""
+    return f"{k} {word}{'' if k == 1 else 's'}"
+
+
+def _spoken(text, label):
+    """How the text alternative names ``text``: its drawn ``label``, and the
+    text as typed when the font drew some of it as ``?`` (a screen reader can
+    say an emoji the picture cannot draw)."""
+    if "?" not in label or "?" in str(text):
+        return label
+    return f"{label} (typed {text!r})"
 
 
 class _MemoryExplorer(Explorer):
@@ -129,14 +143,23 @@ class _MemoryExplorer(Explorer):
         n = clamp_int(self.n.value, 1, MAX_N, 12)
         kind = self.memory.value if self.memory.value in dict(
             (v, k) for k, v in MEMORY_OPTIONS) else "delta"
-        beta = beta_value(self.beta.value) or 1.0
+        beta = beta_value(self.beta.value)
+        if beta is None:  # e.g. beta.value = nan: the slider cannot show it
+            shown = display_label(self.beta.value, 20)[0]
+            with self.quietly():
+                self.beta.value = 1.0
+            notes.append(f"\u03b2 = {shown} is not a number from 0.1 to 1: the "
+                         "slider is set to \u03b2 = 1.")
+            beta = 1.0
         uses_beta = kind in ("delta", "gated")
         self.beta.disabled = not uses_beta
         facts = list(typed[:n])
         notes[:0] = list(self._start_notes.values())
         if not typed:
-            notes.append(f"No facts typed (write name=room, separated by commas): "
-                         f"{n} random facts.")
+            notes.append(("No fact could be read" if str(self.sentence.value).strip()
+                          else "No facts typed")
+                         + f" (write name=room, separated by commas): {n} random "
+                         + ("fact." if n == 1 else "facts."))
         if len(typed) > n:
             notes.append(f"{len(typed)} facts typed: N = {n} uses the first {n}"
                          + (f" (move N up to {min(len(typed), MAX_N)} for more)."
@@ -175,8 +198,8 @@ class _MemoryExplorer(Explorer):
         size = S.size
         what = (f"a cache of {S.shape[0]} rows x {2 * D} numbers" if kind == "softmax"
                 else f"a state of {D} x {D} = {D * D} numbers")
-        notes.insert(0, f"{hits} of {len(asked)} names recalled from {len(facts)} "
-                     f"facts; the memory holds {what}"
+        notes.insert(0, f"{hits} of {_count(len(asked), 'name')} recalled from "
+                     f"{_count(len(facts), 'fact')}; the memory holds {what}"
                      + (f" ({size:,} numbers)." if kind == "softmax" else ".")
                      + ((" 1 fact repeats a name" if twice == 1 else
                          f" {twice} facts repeat a name")
@@ -185,11 +208,11 @@ class _MemoryExplorer(Explorer):
         undrawn = [t for t in dict.fromkeys(names + rooms)
                    if display_label(t)[1]]
         if undrawn:
-            notes.append(f"{len(undrawn)} name{'s' if len(undrawn) > 1 else ''} "
-                         "or room" + (" are" if len(undrawn) > 1 else " is")
-                         + " drawn with '?': the font has no glyph for some "
-                         "characters (often emoji). The facts are stored and "
-                         "asked as typed.")
+            many = len(undrawn) > 1
+            notes.append(f"{len(undrawn)} name{'s' if many else ''} or "
+                         f"room{'s are' if many else ' is'} drawn with '?': "
+                         "the font has no glyph for some characters (often "
+                         "emoji). The facts are stored and asked as typed.")
         if ties:
             notes.insert(1, "A tie is no recall: " + "; ".join(
                 f"{lab[a]} reads back as near to room " + " as to room ".join(
@@ -257,7 +280,7 @@ class _MemoryExplorer(Explorer):
         held = (f"a cache of {s.state.shape[0]} rows × {2 * D} numbers" if
                 s.memory_kind == "softmax" else
                 f"a state of {D} × {D} numbers")
-        lab = s._lab
+        lab = {t: _spoken(t, label) for t, label in s._lab.items()}
         failed = [(f"{lab[a]} gave a tie, room "
                    + " = room ".join(lab[r] for r in s._ties[a]) + f", not {lab[w]}")
                   if a in s._ties else f"{lab[a]} gave {lab[g]} instead of {lab[w]}"
@@ -279,11 +302,15 @@ class _MemoryExplorer(Explorer):
 def memory_explorer(facts=DEFAULT_FACTS, memory="delta", n=12, seed=0, beta=1.0):
     """Lesson 14: store "name=room" facts in a memory and ask for every name.
 
-    ``.sentence`` (typed facts), ``.memory`` ("softmax", "linear", "delta",
-    "gated"), ``.n`` (facts in the context, 1-64; random facts fill up after
-    the typed ones; only the first N typed are used), ``.beta`` (the delta
-    rules' beta, 0.1-1) and the button "New random facts". ``.facts`` lists the
-    context, ``.state`` what the memory holds, ``.answers`` {name: (room
-    read back, right room, cosine)}, ``.recalled`` of ``.asked``.
+    ``.sentence`` is the text box labelled "Facts:" (the facts as typed, one
+    string: every explorer's text box has this name); ``.memory``
+    ("softmax", "linear", "delta", "gated"); ``.n`` (facts in the context,
+    1-64; random facts fill up after the typed ones; only the first N typed
+    are used); ``.beta`` (the delta rules' beta, 0.1-1; a value the slider
+    cannot show, such as nan, is set back to 1 and said) and the button "New
+    random facts". Read-outs: ``.facts``, the context as a list of (name,
+    room) pairs (not the text); ``.state``, what the memory holds;
+    ``.answers`` {name: (room read back, right room, cosine)};
+    ``.recalled`` of ``.asked``.
     """
     return _MemoryExplorer(facts, memory, n, seed, beta)

@@ -416,3 +416,56 @@ def test_delta_step_right_variants_pass(fn, capsys):
 ])
 def test_linear_step_more_right_variants_pass(fn, capsys):
     assert checks.check_linear_step(fn) is True, capsys.readouterr().out
+
+
+# --- the cold reader's cases (fix14) -------------------------------------------
+
+@pytest.mark.parametrize("fn, words, not_words", [
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: reference_hybrid_bytes(
+        n, L, i, g, dh, hs, dk, dv, 2), "bytes_per_value was ignored", "every layer"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * reference_hybrid_bytes(
+        n, L, i, g, dh, hs, dk, dv, b), "doubled the whole result", "every layer"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * L * g * dh * b * n
+     + L * hs * dk * dv * b, "counted every layer twice", "doubled"),
+])
+def test_hybrid_tells_doubling_from_counting_every_layer(fn, words, not_words, capsys):
+    result = checks.check_hybrid_bytes(fn)
+    out = said(capsys.readouterr().out)
+    assert result is False and words in out and not_words not in out, out
+
+
+def test_the_third_hybrid_case_has_unequal_layer_counts():
+    n, L, i = HYBRID_CASES[2][:3]
+    assert L // i != L - L // i          # 2 full, 4 with a state
+    values = [v for v, _ in hybrid_mistakes(*HYBRID_CASES[2]) if v is not None]
+    doubled = 2 * reference_hybrid_bytes(*HYBRID_CASES[2])
+    every_layer_twice = [v for v, why in hybrid_mistakes(*HYBRID_CASES[2])
+                         if "every layer twice" in why][0]
+    assert every_layer_twice != doubled and doubled in values
+
+
+def test_dividing_by_z_new_dot_z_new_is_not_called_k_dot_z_new(capsys):
+    # at token 0, z_new = k: the two slips give one number there; the probe tells
+    def zz(S, z, q, k, v):
+        S_new, z_new = S + np.outer(k, v), z + k
+        return q @ S_new / (z_new @ z_new), S_new, z_new
+    assert checks.check_linear_step(zz) is False
+    out = said(capsys.readouterr().out)
+    assert "z_new . z_new" in out and "divided by k . z_new" not in out, out
+
+
+def test_a_decayed_state_is_reported_before_the_output(capsys):
+    def decays(S, z, q, k, v):
+        S_new, z_new = 0.9 * S + np.outer(k, v), 0.9 * z + k
+        return q @ S_new / (q @ z_new), S_new, z_new
+    assert checks.check_linear_step(decays) is False
+    out = said(capsys.readouterr().out)
+    assert "At token 1: S_new is off by" in out and "o is off" not in out, out
+
+
+def test_the_delta_message_at_token_0_has_its_colon(capsys):
+    def half(S, k, v, beta, alpha=1.0):
+        return 0.5 * lesson14.delta_step(S, k, v, beta, alpha)
+    assert checks.check_delta_step(half) is False
+    out = said(capsys.readouterr().out)
+    assert "starting from S = 0: S_new is off by" in out, out
