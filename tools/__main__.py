@@ -6,6 +6,7 @@ Run it as a script from the repository root::
     python -m tools run   [notebooks...]   # execute in place, normalise
     python -m tools check [notebooks...]   # report problems, exit 1 if any
     python -m tools solutions [notebooks...]  # instructor copies in build/solutions
+    python -m tools assign [NN...]  # the graded release in build/assignments (tools/assign.py)
 
 Without notebook arguments every ``notebooks/*.ipynb`` is used.
 
@@ -50,8 +51,10 @@ from tools import solve
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["sync", "run", "check", "solutions"])
-    parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb")
+    parser.add_argument("command", choices=["sync", "run", "check", "solutions", "assign"])
+    parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb "
+                        "(assign: lesson numbers or notebooks, default every lesson "
+                        "with exercises)")
     parser.add_argument("--timeout", type=int, default=600,
                         help="seconds per cell for `run` (default 600)")
     parser.add_argument("--refresh-timings", action="store_true",
@@ -60,6 +63,11 @@ def main(argv=None) -> int:
     if args.command == "sync":
         for path in sorted(set(sync(args.notebooks)) | set(solve.sync(args.notebooks))):
             print(f"updated {Path(path).name}")
+        return 0
+    if args.command == "assign":
+        from tools import assign  # needs the grading extra (otter-grader)
+
+        assign.build(args.notebooks)
         return 0
     if args.command == "solutions":
         solve.build(args.notebooks, timeout=args.timeout)
