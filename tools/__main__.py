@@ -6,7 +6,7 @@ Run it as a script from the repository root::
     python -m tools run   [notebooks...]   # execute in place, normalise
     python -m tools check [notebooks...]   # report problems, exit 1 if any
     python -m tools solutions [notebooks...]  # instructor copies in build/solutions
-    python -m tools assign [NN...]  # the graded release in build/assignments (tools/assign.py)
+    python -m tools assign [NN...]  # the graded release: build/assignments
 
 Without notebook arguments every ``notebooks/*.ipynb`` is used.
 
@@ -51,7 +51,8 @@ from tools import solve
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["sync", "run", "check", "solutions", "assign"])
+    parser.add_argument("command",
+                        choices=["sync", "run", "check", "solutions", "assign"])
     parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb "
                         "(assign: lesson numbers or notebooks, default every lesson "
                         "with exercises)")

@@ -5,10 +5,10 @@ For each lesson with exercises (or the lessons named, ``04`` or a notebook):
 
 1. :func:`master` writes an Otter master notebook from the lesson notebook:
    every cell of the lesson, and each exercise's stub cell made a question
-   (``# BEGIN QUESTION``): the stub is the student's prompt, the solution
-   comes from ``tools/solutions/lessonNN.py``, and two tests run the
-   lesson's own check cell call (``check_attention(attention)``) through
-   :func:`helpers.checks.grading.verdict`: the public one as in the lesson,
+   (``# BEGIN QUESTION``): the stub stays, the solution after it comes from
+   ``tools/solutions/lessonNN.py`` (Otter removes it from the student's),
+   and two tests run the lesson's own check cell call
+   (``check_attention(attention)``) through :func:`helpers.checks.grading.verdict`: the public one as in the lesson,
    the hidden one on other inputs. Points: ``tools/points.toml``. The
    collapsed solution (``<details><summary>Solution``) is left out.
 2. ``otter assign`` turns it into ``dist/autograder/`` (the Gradescope zip,
@@ -117,9 +117,12 @@ def _code(text: str, cell_id: str, metadata=None):
     return cell
 
 
+#: The assignment's configuration. It names no assignment on purpose: with a
+#: name, Otter refuses a notebook that lacks its metadata (a new, empty one)
+#: instead of grading it 0. No init, check or export cell: the learner's
+#: check is the lesson's own check cell (the public test's very call).
 _CONFIG = """\
 # ASSIGNMENT CONFIG
-name: {name}
 requirements: requirements.txt
 files: [{files}]
 init_cell: false
@@ -145,11 +148,11 @@ def test_{name}(env):
 
 
 def _solution_cell(stub: str, solution: str, cell_id: str, metadata):
-    """The student gets the stub (Otter's prompt block), the autograder the
-    solution (Otter's solution block)."""
-    return _code('""" # BEGIN PROMPT\n' + stub.rstrip("\n") + '\n""" # END PROMPT\n'
-                 "# BEGIN SOLUTION NO PROMPT\n" + solution.rstrip("\n")
-                 + "\n# END SOLUTION", cell_id, metadata)
+    """The stub, then the solution in Otter's solution block: the student
+    gets the stub alone; the autograder's notebook runs both, and the
+    solution defines the function again."""
+    return _code(stub.rstrip("\n") + "\n# BEGIN SOLUTION NO PROMPT\n"
+                 + solution.rstrip("\n") + "\n# END SOLUTION", cell_id, metadata)
 
 
 def master(path: Path, points_path: Path = POINTS):
@@ -164,7 +167,7 @@ def master(path: Path, points_path: Path = POINTS):
     if missing:
         raise ValueError(f"{path.name}: no stub cell for {sorted(missing)}")
     out = copy.deepcopy(nb)
-    cells = [_raw(_CONFIG.format(name=path.stem, files=", ".join(SUPPORT)),
+    cells = [_raw(_CONFIG.format(files=", ".join(SUPPORT)),
                   "otter-config")]
     pending = {}  # checker name -> exercise, until its check cell is seen
     for i, cell in enumerate(nb.cells):
@@ -206,8 +209,8 @@ def _question(lesson, name, call, marks, solution_cell):
                                            extra=", hidden=True")))
     if not tests:
         raise ValueError(f"lesson {lesson}: {name} has no points")
-    head = (f"# BEGIN QUESTION\nname: {qname}\npoints: [{', '.join(str(p) for p, _ in tests)}]"
-            "\ncheck_cell: false")
+    marks = ", ".join(str(p) for p, _ in tests)
+    head = f"# BEGIN QUESTION\nname: {qname}\npoints: [{marks}]\ncheck_cell: false"
     return ([_raw(head, f"{qname}-begin"), _raw("# BEGIN SOLUTION", f"{qname}-sol"),
              solution_cell, _raw("# END SOLUTION", f"{qname}-endsol"),
              _raw("# BEGIN TESTS", f"{qname}-tests")]
@@ -236,7 +239,8 @@ def otter_assign(path: Path, out: Path = BUILD) -> Path:
     otter = Path(sys.executable).with_name("otter")
     command = [str(otter) if otter.exists() else "otter", "assign", "--no-pdfs",
                str(notebook), str(folder / "dist")]
-    done = subprocess.run(command, cwd=folder / "master", capture_output=True, text=True)
+    done = subprocess.run(command, cwd=folder / "master", capture_output=True,
+                          text=True)
     if done.returncode:
         raise RuntimeError(f"otter assign failed for {path.name}:\n{done.stdout}\n"
                            f"{done.stderr}")
@@ -288,15 +292,19 @@ def autograder_zip(folder: Path) -> Path:
     return zips[0]
 
 
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
 def build(args=None, out: Path = BUILD) -> dict[Path, Path]:
     """Every chosen lesson's Otter assignment and the student release."""
     built = {}
     for path in lesson_paths(args):
         folder = otter_assign(path, out)
         built[path.resolve()] = folder
-        print(f"{path.stem}: {autograder_zip(folder).relative_to(ROOT)}")
+        print(f"{path.stem}: {_shown(autograder_zip(folder))}")
     if built:
-        print(f"student notebooks: {release(built, out).relative_to(ROOT)}/notebooks")
+        print(f"student notebooks: {_shown(release(built, out) / 'notebooks')}")
     return built
 
 
@@ -305,9 +313,9 @@ def grade(submission: Path, autograder: Path, out: Path) -> dict[str, tuple]:
     (score, max_score, feedback)}`` from its results.json, written in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     otter = Path(sys.executable).with_name("otter")
-    done = subprocess.run([str(otter) if otter.exists() else "otter", "run", "--no-logo",
-                           "-a", str(autograder), "-o", str(out), str(submission)],
-                          capture_output=True, text=True)
+    command = [str(otter) if otter.exists() else "otter", "run", "--no-logo",
+               "-a", str(autograder), "-o", str(out), str(submission)]
+    done = subprocess.run(command, capture_output=True, text=True)
     results = out / "results.json"
     if not results.exists():
         raise RuntimeError(f"otter run wrote no results for {submission}:\n"
