@@ -8,7 +8,8 @@ For each lesson with exercises (or the lessons named, ``04`` or a notebook):
    (``# BEGIN QUESTION``): the stub stays, the solution after it comes from
    ``tools/solutions/lessonNN.py`` (Otter removes it from the student's),
    and two tests run the lesson's own check cell call
-   (``check_attention(attention)``) through :func:`helpers.checks.grading.verdict`: the public one as in the lesson,
+   (``check_attention(attention)``) through
+   :func:`helpers.checks.grading.verdict`: the public one as in the lesson,
    the hidden one on other inputs. Points: ``tools/points.toml``. The
    collapsed solution (``<details><summary>Solution``) is left out.
 2. ``otter assign`` turns it into ``dist/autograder/`` (the Gradescope zip,
