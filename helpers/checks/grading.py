@@ -4,12 +4,14 @@
 A public test runs the lesson's own check cell, e.g.
 ``check_attention(attention)``, in the graded notebook's variables: the
 learner sees the same checker, on the same inputs, in the lesson. A hidden
-test runs the same call with :func:`other_inputs`: every checker that draws
-its cases from a seeded generator (``helpers.checks._core._SEED``) draws
-other ones. A function that only matches the lesson's cases (numbers typed
-in, a shape guessed) passes the public test and fails the hidden one; a
-right function passes both. Checkers whose cases are fixed worked examples
-(a byte count, a real model's sentence) check the same cases in both.
+test runs the same call on other inputs: every checker that draws its cases
+from a seeded generator (``helpers.checks._core._SEED``) draws other ones
+(:func:`other_inputs`), and one that reads a sentence (a ``text`` argument,
+lesson 10's real heads) reads :data:`HIDDEN_TEXT`. A function that only fits
+the lesson's cases (numbers typed in, a shape guessed) passes the public
+test and fails the hidden one; a right function passes both. Checkers whose
+cases are fixed worked examples (a byte count, a mask of given size) check
+the same cases in both.
 
 :func:`verdict` turns the checker's printed message into the test's
 failure: the learner's feedback is the line that names the mistake.
@@ -19,8 +21,14 @@ Nothing here changes what a learner sees in a lesson.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import io
 import sys
+
+#: The sentence the hidden tests give a checker that reads one (lesson 10's
+#: real heads: ``check_real_head(fn, model, text=...)``) instead of its own.
+HIDDEN_TEXT = "After the storm the children walked along the muddy bank of the river."
 
 #: The seed the hidden tests draw their cases from (any seed other than
 #: ``_core._SEED`` gives other cases; ``tests/test_grading.py`` runs every
@@ -53,17 +61,26 @@ def _not_defined(name: str) -> str:
             f"defines {name} was deleted or renamed.")
 
 
+def _hidden(checker):
+    """The checker, reading :data:`HIDDEN_TEXT` if it reads a sentence."""
+    if "text" not in inspect.signature(checker).parameters:
+        return checker
+    return functools.wraps(checker)(functools.partial(checker, text=HIDDEN_TEXT))
+
+
 def verdict(env: dict, call: str, hidden: bool = False) -> None:
     """Run a check call such as ``"check_attention(attention)"`` in the
     notebook's variables ``env`` (a checker's name means the checker of
     ``helpers.checks``, whatever the notebook did with that name); with
-    ``hidden``, on :func:`other_inputs`. Returns when the checker says
-    "Correct"; otherwise raises ``AssertionError`` whose message is the
-    checker's own (one line), or says which name the notebook lacks."""
+    ``hidden``, on :func:`other_inputs` and :data:`HIDDEN_TEXT`. Returns
+    when the checker says "Correct"; otherwise raises ``AssertionError``
+    whose message is the checker's own (one line), or says which name the
+    notebook lacks."""
     from helpers import checks
 
     scope = dict(env or {})
-    scope.update({name: getattr(checks, name) for name in checks.__all__})
+    scope.update({name: _hidden(getattr(checks, name)) if hidden
+                  else getattr(checks, name) for name in checks.__all__})
     printed = io.StringIO()
     inputs = other_inputs() if hidden else contextlib.nullcontext()
     try:
