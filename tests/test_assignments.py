@@ -128,9 +128,7 @@ def test_wrong_answers_get_partial_marks_and_the_named_mistake(built, lesson):
             assert score == most == sum(marks[question]), (question, feedback)
 
 
-def _zero_with(results, lesson, words):
-    questions = _questions(results)
-    assert set(questions) == set(_exercises(lesson))
+def _zero_with(questions, words):
     for question, (score, _, feedback) in questions.items():
         assert score == 0, (question, feedback)
         assert words in feedback, feedback
@@ -140,8 +138,9 @@ def _zero_with(results, lesson, words):
 def test_an_empty_notebook_gets_zero_and_says_what_is_missing(built):
     from nbformat.v4 import new_notebook
 
-    results = _grade(built, "04", new_notebook(), "empty")
-    _zero_with(results, "04", "is not defined after your notebook ran")
+    results = _questions(_grade(built, "04", new_notebook(), "empty"))
+    assert set(results) == set(_exercises("04"))
+    _zero_with(results, "is not defined after your notebook ran")
 
 
 def test_a_crashing_notebook_gets_zero_and_says_what_is_missing(built):
@@ -156,8 +155,9 @@ def test_a_crashing_notebook_gets_zero_and_says_what_is_missing(built):
         "def attention_dropout(Q, K, V, p, seed):\n    raise ValueError('oops')",
     )])
     results = _questions(_grade(built, "04", nb, "crash"))
+    assert set(results) == set(_exercises("04"))
     _zero_with({k: v for k, v in results.items() if k.endswith("_attention")},
-               "04", "attention is not defined after your notebook ran")
+               "attention is not defined after your notebook ran")
     assert "raised NameError: name 'undefined_name'" in results[
         "lesson04_softmax_temperature"][2]
     assert "raised ValueError: oops" in results["lesson04_attention_dropout"][2]

@@ -92,3 +92,17 @@ def verdict(env: dict, call: str, hidden: bool = False) -> None:
     message = " ".join(printed.getvalue().split())
     if passed is not True:
         raise AssertionError(message or f"{call} did not pass.")
+
+
+def score(env: dict, call: str, points: float, hidden: bool = False) -> float:
+    """For nbgrader's grade cells: ``points`` when :func:`verdict` passes,
+    else 0, returned as the cell's value (nbgrader reads it as the cell's
+    score), with the verdict printed: the checker's message, which names
+    the mistake. Never raises, so a learner's Run All carries on."""
+    try:
+        verdict(env, call, hidden)
+    except AssertionError as failed:
+        print(failed)
+        return 0
+    print(f"Correct: {call} passed.")
+    return points
