@@ -23,8 +23,8 @@ help:
 	@echo "make solutions  executed instructor copies in build/solutions/"
 	@echo "make test-other-cpu   numeric tests + nbval again as if on another CPU"
 	@echo "make test-browser / test-compat   one part of the checks (see tests/*/*.mk)"
-	@echo "make assignments [LESSONS=\"04 13\"]   the graded release (Otter-Grader) in build/assignments/"
-	@echo "make test-grading   build three lessons' graded release and grade answers with otter run"
+	@echo "make assignments [LESSONS=\"04 13\"]   the graded release (Otter-Grader, nbgrader) in build/assignments/"
+	@echo "make test-grading   build three lessons' graded release and grade answers (otter run, nbgrader autograde)"
 
 # Python >= 3.10 check, then the virtual environment itself.
 $(VPY):
@@ -223,14 +223,15 @@ $(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 -include tests/browser/browser.mk
 -include tests/compat/compat.mk
 
-# The graded release (tools/assign.py; the instructor guide's section "The
-# graded release"): every lesson's exercises as an Otter-Grader assignment in
+# The graded release (tools/assign.py, tools/assign_nbgrader.py; the
+# instructor guide's section "The graded release"): every lesson's exercises
+# as an Otter-Grader assignment and an nbgrader course folder in
 # build/assignments/, e.g. make assignments LESSONS="04 13" (default: every
-# lesson with exercises). Otter comes from the optional extra `grading`,
+# lesson with exercises). Both come from the optional extra `grading`,
 # installed into its own environment .venv-grading, never into the learners'
-# .venv (it brings pandas, jupytext and JupyterLab extensions of its own).
+# .venv (they bring pandas, jupytext, notebook 7 and JupyterLab extensions).
 # make test-grading: tests/test_assignments.py there, a separate target that
-# .ci/run calls (it executes six lesson notebooks: minutes, not seconds).
+# .ci/run calls (it executes eight lesson notebooks: minutes, not seconds).
 GRADING_VENV  ?= .venv-grading
 GRADING_PY    := $(GRADING_VENV)/bin/python
 GRADING_STAMP := $(GRADING_VENV)/.installed
@@ -247,9 +248,10 @@ $(GRADING_STAMP): pyproject.toml requirements.txt
 
 assignments: $(GRADING_STAMP)
 	$(GRADING_PY) -m tools assign $(LESSONS)
+	$(GRADING_PY) -m tools assign --nbgrader $(LESSONS)
 
 test-grading: $(GRADING_STAMP)
-	@echo "== the graded release end to end (tests/test_assignments.py): otter assign, then otter run"
+	@echo "== the graded release end to end (tests/test_assignments.py): otter assign and otter run, nbgrader generate_assignment and autograde"
 	@$(GRADING_PY) -m pytest -q -rs tests/test_assignments.py tests/test_grading.py
 
 # Lesson 10 graded locally reads the offline test model (make test-model).

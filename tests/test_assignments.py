@@ -7,9 +7,12 @@ graded with ``otter run`` (Otter's own local grader, no Docker):
   marks, each with the checker's message, which names the mistake;
 * an empty notebook and a crashing one get zero, with a message that says
   what is missing, and no traceback;
-* the student notebooks hold no solution text and pass ``tools check``.
+* the student notebooks hold no solution text and pass ``tools check``;
+* nbgrader (tools/assign_nbgrader.py), lesson 04: ``nbgrader autograde``
+  gives the right answers their points, a wrong one 0 with the checker's
+  message, and an empty notebook 0.
 
-Needs the ``grading`` extra (otter-grader): ``make test-grading`` makes
+Needs the ``grading`` extra (otter-grader, nbgrader): ``make test-grading`` makes
 ``.venv-grading`` and runs this file there; elsewhere it is skipped.
 """
 
@@ -164,16 +167,72 @@ def test_a_crashing_notebook_gets_zero_and_says_what_is_missing(built):
     assert all(s == 0 for s, _, _ in results.values())
 
 
+def _leaked(text, lesson):
+    """{exercise: lines of its solution found in ``text``} (the def line
+    is the stub's own; short lines such as `return out` are common)."""
+    found = {}
+    for name, (function, _) in solve.solutions(lesson).items():
+        body = solve.source(function).splitlines()[1:]
+        lines = [line for line in body if len(line.strip()) > 12
+                 and line.strip() in text]
+        if lines:
+            found[name] = lines
+    return found
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_the_student_notebook_has_no_solution_and_passes_the_form_checks(
         built, lesson):
     out, _ = built
     path = out / "student" / "notebooks" / _path(built, lesson).name
     text = "\n".join(source_of(c) for c in read(path).cells)
-    for name, (function, _) in solve.solutions(lesson).items():
-        body = solve.source(function).splitlines()[1:]  # the def line is the stub's
-        leaked = [line for line in body if len(line.strip()) > 12
-                  and line.strip() in text]
-        assert not leaked, (name, leaked)
+    assert _leaked(text, lesson) == {}
     assert "<summary>Solution</summary>" not in text
     assert form.check_notebook(path) == []
+
+
+# --- nbgrader, from the same source ---------------------------------------------
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    pytest.importorskip("nbgrader", reason="the grading extra is not installed")
+    from tools import assign_nbgrader
+
+    return assign_nbgrader.build(["04"], out=tmp_path_factory.mktemp("nbgrader"))
+
+
+def test_nbgrader_gives_points_and_the_checkers_message(course):
+    from tools import assign_nbgrader
+
+    path = next(p for p in assign.lesson_paths(["04"]))
+    nb = read(course / "release" / path.stem / path.name)
+    for name, (function, _) in solve.solutions("04").items():
+        wrong = WRONG["04"].get(name)
+        nb.cells[solve._stub_index(nb, name)].source = textwrap.dedent(
+            wrong[0] if wrong else solve.source(function))
+    grades = assign_nbgrader.grade(course, path.stem, "wrong", nb)
+    marks = assign.points("04", solve.solutions("04"))
+    assert set(grades) == {f"{n}_{kind}" for n in marks
+                           for kind in ("public", "hidden")}
+    for grade_id, (score, most, feedback) in grades.items():
+        name, kind = grade_id.rsplit("_", 1)
+        assert most == marks[name][kind == "hidden"]
+        if name in WRONG["04"]:
+            assert score == 0 and feedback.startswith("Not quite: "), feedback
+            assert WRONG["04"][name][1] in " ".join(feedback.split()), feedback
+        else:
+            assert score == most and feedback.startswith("Correct:"), feedback
+    # the student's copy has no solution and no hidden test
+    student = "\n".join(source_of(c) for c in read(
+        course / "release" / path.stem / path.name).cells)
+    assert "BEGIN SOLUTION" not in student and "hidden=True" not in student
+    assert _leaked(student, "04") == {}
+
+
+def test_nbgrader_gives_an_empty_notebook_zero(course):
+    from nbformat.v4 import new_notebook
+
+    from tools import assign_nbgrader
+
+    grades = assign_nbgrader.grade(course, "04_attention_pattern", "empty",
+                                   new_notebook())
+    assert grades and all(score == 0 for score, _, _ in grades.values())
