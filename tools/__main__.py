@@ -6,6 +6,7 @@ Run it as a script from the repository root::
     python -m tools run   [notebooks...]   # execute in place, normalise
     python -m tools check [notebooks...]   # report problems, exit 1 if any
     python -m tools solutions [notebooks...]  # instructor copies in build/solutions
+    python -m tools assign [--nbgrader] [NN...]  # the graded release
 
 Without notebook arguments every ``notebooks/*.ipynb`` is used.
 
@@ -50,16 +51,32 @@ from tools import solve
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["sync", "run", "check", "solutions"])
-    parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb")
+    parser.add_argument("command",
+                        choices=["sync", "run", "check", "solutions", "assign"])
+    parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb "
+                        "(assign: lesson numbers or notebooks, default every lesson "
+                        "with exercises)")
     parser.add_argument("--timeout", type=int, default=600,
                         help="seconds per cell for `run` (default 600)")
+    parser.add_argument("--nbgrader", action="store_true",
+                        help="`assign`: the nbgrader course folder instead of Otter's")
     parser.add_argument("--refresh-timings", action="store_true",
                         help="`run`: store new outputs of timing cells too")
     args = parser.parse_args(argv)
     if args.command == "sync":
         for path in sorted(set(sync(args.notebooks)) | set(solve.sync(args.notebooks))):
             print(f"updated {Path(path).name}")
+        return 0
+    if args.command == "assign":
+        # needs the grading extra (otter-grader, nbgrader)
+        if args.nbgrader:
+            from tools import assign_nbgrader
+
+            assign_nbgrader.build(args.notebooks)
+        else:
+            from tools import assign
+
+            assign.build(args.notebooks)
         return 0
     if args.command == "solutions":
         solve.build(args.notebooks, timeout=args.timeout)
