@@ -241,11 +241,11 @@ $(GRADING_STAMP): pyproject.toml requirements.txt
 	-@$(GRADING_PY) -m pip uninstall --quiet -y rfc3987-syntax 2>/dev/null
 	@touch $@
 
-assignments: $(GRADING_STAMP)
+assignments: $(GRADING_STAMP) $(TEST_MODEL)
 	$(GRADING_PY) -m tools assign $(LESSONS)
 	$(GRADING_PY) -m tools assign --nbgrader $(LESSONS)
 
-test-grading: $(GRADING_STAMP)
+test-grading: $(GRADING_STAMP) $(TEST_MODEL)
 	@echo "== the graded release end to end (tests/test_assignments.py): otter assign and otter run, nbgrader generate_assignment and autograde"
 	@$(GRADING_PY) -m pytest -q -rs tests/test_assignments.py tests/test_grading.py
 
