@@ -49,7 +49,7 @@ from matplotlib.figure import Figure
 
 from helpers import style
 from helpers.figures import alt as alt_text
-from helpers.widgets import saving
+from helpers.widgets import pointer, saving
 from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, _sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
@@ -158,7 +158,8 @@ class Explorer(widgets.VBox):
         self.message_label = widgets.Label(value="")
         self.message_label.add_class("attn-message")
         self.access = make_access()  # keys kept, alt text, live message
-        extra = () if self.access is None else (self.access,)
+        pointer.attach(self)  # issue 51 hook: read-outs, keys, picking
+        extra = tuple(w for w in (self.access, self.pointer) if w is not None)
         if self.access is not None:
             self.access.layout.display = "none"
         self.children = tuple(controls) + (self.picture, self.message_label,
@@ -382,6 +383,7 @@ class Explorer(widgets.VBox):
         self.picture.value = png
         self.draw_count += 1
         self._set_alt(self._state)
+        pointer.after_draw(self)  # issue 51 hook: the numbers travel along
 
     def _set_alt(self, state):
         try:
