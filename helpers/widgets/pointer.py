@@ -91,7 +91,8 @@ def _labels(labels, n, other=None):
 
 
 def _number(v) -> str:
-    return alt_text.number(v)
+    """A value as the read-out says it; a NaN is a masked (grey) cell."""
+    return "masked" if np.isnan(v) else alt_text.number(v)
 
 
 def _one_panel(panel, kind, box, dpi, height):
@@ -182,15 +183,17 @@ def panel_map(art) -> dict:
     return {"size": [int(v) for v in size], "panels": panels}
 
 
-def readout(panel: dict, row: int, col: int) -> str:
+def readout(panel: dict, row: int, col: int, named: bool = False) -> str:
     """What the pointer shows over one cell: "query 'bank' → key 'river':
-    0.574" (the front end builds the same text, ``pointer.js``)."""
+    0.574"; ``named`` (a picture of several panels): "head 3, 'the' ...".
+    The front end builds the same text (``pointer.js``)."""
     value = panel["values"][row][col]
     r, c = panel["rows"][row], panel["cols"][col]
+    head = f"{panel['name']}, " if named and panel.get("name") else ""
     if panel["kind"] == "bars":
         one = len(panel["cols"]) == 1
-        return f"'{r}': {value}" if one else f"'{r}', {c}: {value}"
-    return f"{panel['row_noun']} '{r}' → {panel['col_noun']} '{c}': {value}"
+        return head + (f"'{r}': {value}" if one else f"'{r}', {c}: {value}")
+    return f"{head}{panel['row_noun']} '{r}' → {panel['col_noun']} '{c}': {value}"
 
 
 def pick_text(panel: dict, row: int, top: int = PICK_TOP, named=False) -> str:
@@ -265,11 +268,11 @@ def pick(explorer, panel=None, row=None) -> str:
     message line then names its three largest keys. Returns the message.
     Bad numbers clear the pick; nothing raises."""
     try:
-        if panel is None or row is None:
-            explorer.picked = None
-        else:
-            p, r = int(panel), int(row)
-            explorer.picked = (p, r) if _valid(explorer.panels, (p, r)) else None
+        p, r = int(panel), int(row)
+        explorer.picked = (p, r) if _valid(explorer.panels, (p, r)) else None
+    except (TypeError, ValueError):  # None (clear) or not a number
+        explorer.picked = None
+    try:
         _pick_message(explorer)
     except Exception as exc:  # a widget callback never raises
         explorer.last_error = exc
