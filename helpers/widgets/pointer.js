@@ -32,10 +32,11 @@ function attach(model, el) {
     return s;
   };
   const nouns = (P) => P.kind === "bars" ? null : [P.row_noun, P.col_noun];
-  const named = () => panels().length > 1;
+  // several grids (heads): each read-out starts with the panel's name
+  const named = () => panels().filter((P) => P.kind === "grid").length > 1;
   const text = (P, r, c) => {
     const v = P.values[r][c];
-    const head = named() && P.name ? P.name + ", " : "";
+    const head = named() && P.kind === "grid" && P.name ? P.name + ", " : "";
     if (P.kind === "bars") {
       const which = P.cols.length > 1 ? `, ${P.cols[c]}` : "";
       return `${head}'${P.rows[r]}'${which}: ${v}`;

@@ -79,15 +79,15 @@ def _text_boxes(texts, dpi, height):
 
 
 def _labels(labels, n, other=None):
-    """``n`` labels: ``labels``, or ``other`` when they are missing (a grid
-    of heads labels only its first panel's rows), or "1", "2", ..."""
+    """``n`` labels: ``labels``, or ``other`` when they are missing, or the
+    positions "0", "1", ... (also for a label left blank: a long axis labels
+    every few positions)."""
     labels = [str(x) for x in (labels or [])]
-    if len(labels) >= n:
-        return labels[:n]
-    other = [str(x) for x in (other or [])]
-    if len(other) >= n:
-        return other[:n]
-    return labels + [str(i + 1) for i in range(len(labels), n)]
+    if len(labels) < n:
+        other = [str(x) for x in (other or [])]
+        labels = other if len(other) >= n else labels
+    labels = labels[:n] + [""] * (n - len(labels))
+    return [x if x.strip() else str(i) for i, x in enumerate(labels)]
 
 
 def _number(v) -> str:
@@ -114,6 +114,7 @@ def _one_panel(panel, kind, box, dpi, height):
             row_noun = "query" if col_noun == "key" else row_noun
         values = [[_number(v) for v in row] for row in data]
         texts_rows, texts_cols = panel.row_text, panel.col_text
+        given = (bool(shown["rows"]), bool(shown["cols"]))
     else:  # bars: one row per label, one column per series
         data = np.atleast_2d(np.asarray(shown["values"], dtype=float))
         if data.size == 0:
@@ -126,6 +127,7 @@ def _one_panel(panel, kind, box, dpi, height):
         row_noun, col_noun = "", ""
         values = [[_number(data[k, i]) for k in range(m)] for i in range(n)]
         texts_rows, texts_cols = panel.row_text, []
+        given = (True, True)
     boxes_r = _text_boxes(texts_rows, dpi, height)
     boxes_c = _text_boxes(texts_cols, dpi, height)
     return {
@@ -140,6 +142,7 @@ def _one_panel(panel, kind, box, dpi, height):
         "rows": rows,
         "cols": cols,
         "values": values,
+        "_given": given,
     }
 
 
@@ -180,7 +183,32 @@ def panel_map(art) -> dict:
         if not one["name"]:
             one["name"] = f"{'grid' if kind == 'grid' else 'chart'} {len(panels) + 1}"
         panels.append(one)
+    _borrow_labels(panels)
     return {"size": [int(v) for v in size], "panels": panels}
+
+
+def _borrow_labels(panels):
+    """A grid of heads labels the rows of its left panels and the columns
+    of its bottom ones only: the others take the labels (and the axis
+    nouns) of a drawn panel of the same size."""
+    grids = [p for p in panels if p["kind"] == "grid"]
+    for p in grids:
+        rows_given, cols_given = p.pop("_given")
+        p["_r"], p["_c"] = rows_given, cols_given
+    for p in panels:
+        p.pop("_given", None)
+    for p in grids:
+        for axis, noun, flag in (("rows", "row_noun", "_r"), ("cols", "col_noun", "_c")):
+            if p[flag]:
+                continue
+            donor = next((q for q in grids if q[flag] and len(q[axis]) == len(p[axis])),
+                         None)
+            if donor is not None:
+                p[axis] = list(donor[axis])
+                if p[noun] in ("row", "column"):
+                    p[noun] = donor[noun]
+    for p in grids:
+        del p["_r"], p["_c"]
 
 
 def readout(panel: dict, row: int, col: int, named: bool = False) -> str:
