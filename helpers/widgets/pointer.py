@@ -198,7 +198,8 @@ def _borrow_labels(panels):
     for p in panels:
         p.pop("_given", None)
     for p in grids:
-        for axis, noun, flag in (("rows", "row_noun", "_r"), ("cols", "col_noun", "_c")):
+        for axis, noun, flag in (("rows", "row_noun", "_r"),
+                                 ("cols", "col_noun", "_c")):
             if p[flag]:
                 continue
             donor = next((q for q in grids if q[flag] and len(q[axis]) == len(p[axis])),

@@ -81,7 +81,8 @@ JS_LATENCY = """async ([el, x, y]) => {
   await new Promise((done) => requestAnimationFrame(() => done()));
   const t1 = performance.now();
   const tip = el.querySelector('[role=tooltip]');
-  return {ms: t1 - t0, text: tip && tip.style.display !== 'none' ? tip.textContent : ''};
+  const shown = tip && tip.style.display !== 'none';
+  return {ms: t1 - t0, text: shown ? tip.textContent : ''};
 }"""
 
 #: ``el => name``: the name of the cell the focused grid points at.
