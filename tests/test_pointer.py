@@ -193,8 +193,8 @@ def test_every_explorer_of_the_table_has_a_map_of_its_numbers():
     """One map per explorer, each panel well formed (boxes inside the PNG,
     one text per cell); the grids show ``.weights`` at 3 digits."""
     for row in W.EXPLORERS:
-        if row.lesson == 10 or row.title == "Picture":
-            continue  # a downloaded model (test_realmodel_widget); pixels
+        if row.lesson == 10:
+            continue  # a downloaded model (test_realmodel_widget)
         ex = row.factory()
         m = ex.panels
         assert m["panels"], f"{row.title}: no panel in the map"
@@ -206,7 +206,11 @@ def test_every_explorer_of_the_table_has_a_map_of_its_numbers():
             assert all(len(r) == len(p["cols"]) for r in p["values"])
         weights = np.asarray(ex.weights, dtype=float)
         grids = [p for p in m["panels"] if p["kind"] == "grid"]
-        if not weights.size:  # lesson 07's parameter counts: bars only
+        if row.title == "Picture":  # each asking word's 64 patches, 8 x 8
+            assert len(grids) == len(ex.shown)
+            for p, i in zip(grids, ex.shown):
+                assert shows(p, weights[i].reshape(8, 8)), (row.title, p["name"])
+        elif not weights.size:  # lesson 07's parameter counts: bars only
             assert [p["kind"] for p in m["panels"]] == ["bars"], row.title
         elif row.lesson in GRID_WEIGHTS and weights.ndim == 3:
             assert all(any(shows(p, weights[k]) for p in grids)

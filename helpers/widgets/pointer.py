@@ -49,8 +49,9 @@ def _panels_of(art):
     found = []
 
     def visit(value):
-        if isinstance(value, (Heatmap, Bars)):
-            found.append(value)
+        if isinstance(value, (Heatmap, Bars)) or (
+                hasattr(value, "ax") and hasattr(value, "shown")):
+            found.append(value)  # (or a panel of its own that says what it shows)
         elif isinstance(value, (list, tuple)):
             for v in value:
                 visit(v)
@@ -113,7 +114,8 @@ def _one_panel(panel, kind, box, dpi, height):
         if not shown["ylabel"] and not shown["rows"] and n == m:
             row_noun = "query" if col_noun == "key" else row_noun
         values = [[_number(v) for v in row] for row in data]
-        texts_rows, texts_cols = panel.row_text, panel.col_text
+        texts_rows = getattr(panel, "row_text", [])
+        texts_cols = getattr(panel, "col_text", [])
         given = (bool(shown["rows"]), bool(shown["cols"]))
     else:  # bars: one row per label, one column per series
         data = np.atleast_2d(np.asarray(shown["values"], dtype=float))
@@ -154,7 +156,7 @@ def panel_map(art) -> dict:
     ``values`` (rows x cols texts), ``row_noun``/``col_noun`` and the reach
     of its labels (``labels_x0``, ``labels_y1``). An empty map for a
     placeholder picture."""
-    from helpers.widgets.panels import Heatmap
+    from helpers.widgets.panels import Bars
 
     trim = getattr(art, "trim", None)
     fig = art.fig
@@ -170,7 +172,7 @@ def panel_map(art) -> dict:
             continue
         b = ax.bbox
         box = [b.x0 - left, height - b.y1 - top, b.x1 - left, height - b.y0 - top]
-        kind = "grid" if isinstance(panel, Heatmap) else "bars"
+        kind = "bars" if isinstance(panel, Bars) else "grid"
         try:
             one = _one_panel(panel, kind, [round(float(v), 1) for v in box], dpi,
                              height)
