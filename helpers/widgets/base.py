@@ -49,7 +49,7 @@ from matplotlib.figure import Figure
 
 from helpers import style
 from helpers.figures import alt as alt_text
-from helpers.widgets import pointer, saving
+from helpers.widgets import guess, pointer, saving
 from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, _sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
@@ -126,6 +126,8 @@ class Explorer(widgets.VBox):
 
     kind = "explorer"
     figsize = (7.0, 5.0)
+    #: a "Guess first" mode (guess.py; issue 51)
+    guess_first = False
     #: value shown -> its value before anything is shown (the module docstring)
     shows: dict = {}
 
@@ -162,10 +164,11 @@ class Explorer(widgets.VBox):
         extra = tuple(w for w in (self.access, self.pointer) if w is not None)
         if self.access is not None:
             self.access.layout.display = "none"
-        self.children = tuple(controls) + (self.picture, self.message_label,
-                                           widgets.HTML(value=MESSAGE_STYLE)) + extra
+        shown = tuple(controls) + guess.row(self)  # issue 51 hook: Guess first
+        self.children = shown + (self.picture, self.message_label,
+                                 widgets.HTML(value=MESSAGE_STYLE)) + extra
         self.add_class("attn-explorer")
-        self._controls = tuple(controls)
+        self._controls = shown
         self.chrome_px = style.SCREEN_CHROME_PX
         self._fit_screen()
         names = {id(v): k for k, v in vars(self).items()
@@ -480,6 +483,9 @@ class Explorer(widgets.VBox):
                                 f"placeholder): {why}")
         else:
             table = self._csv_table()
+            beside = guess.side_table(self)  # issue 51 hook: the guess and score
+            if beside is not None:
+                table = saving.side_by_side(table, beside)
         return saving.write(where, self.picture.value, table)
 
     def _csv_table(self, beside=None):

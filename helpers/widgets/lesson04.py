@@ -22,6 +22,7 @@ _ROWS, _VIDEO = "rows = queries", "video: keys as rows"
 
 class _PatternExplorer(SentenceExplorer):
     kind = "pattern_explorer"
+    guess_first = True  # "Guess first", then Reveal (guess.py)
     figsize = (7.0, 5.8)
 
     #: scores: the scaled scores, (n, n); shown: the drawn array (video:

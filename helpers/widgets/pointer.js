@@ -34,15 +34,21 @@ function attach(model, el) {
   const nouns = (P) => P.kind === "bars" ? null : [P.row_noun, P.col_noun];
   // several grids (heads): each read-out starts with the panel's name
   const named = () => panels().filter((P) => P.kind === "grid").length > 1;
+  const hidden = () => model.get("guessing") && !model.get("revealed");
+  const guessAt = (p, r) => (model.get("guesses") || []).find(
+    (g) => g[0] === p && g[1] === r);
   const text = (P, r, c) => {
-    const v = P.values[r][c];
+    const g = guessAt(panels().indexOf(P), r);
+    const mine = g && g[2] === c ? (g[3] ? `, your guess, ${g[3]}` : ", your guess") : "";
+    const v = hidden() && P.kind === "grid" ? "hidden, Enter or a click marks your guess"
+      : P.values[r][c];
     const head = named() && P.kind === "grid" && P.name ? P.name + ", " : "";
     if (P.kind === "bars") {
       const which = P.cols.length > 1 ? `, ${P.cols[c]}` : "";
       return `${head}'${P.rows[r]}'${which}: ${v}`;
     }
     const [rn, cn] = nouns(P);
-    return `${head}${rn} '${P.rows[r]}' → ${cn} '${P.cols[c]}': ${v}`;
+    return `${head}${rn} '${P.rows[r]}' → ${cn} '${P.cols[c]}': ${v}${mine}`;
   };
 
   const box = (style) => {
@@ -157,12 +163,52 @@ function attach(model, el) {
     model.save_changes();
     drawPick();
   };
+  let marks_sent = 0;
+  const mark = (p, r, c) => {  // a guess: Python keeps it and scores it
+    model.set("mark", [p, r, c, ++marks_sent]);
+    model.save_changes();
+  };
   const onClick = (ev) => {
     if (!fresh()) return;
     const [x, y, lx, ly] = local(ev);
     const h = hit(x, y);
-    if (h && h.label === "row" && panels()[h.p].kind === "grid") select(h.p, h.r);
+    const grid = h && panels()[h.p].kind === "grid";
+    if (grid && model.get("guessing") && h.label === undefined) mark(h.p, h.r, h.c);
+    else if (grid && h.label === "row") select(h.p, h.r);
     show(h, lx, ly);
+  };
+  // the guess: covers over the grids' colours, a ring on each marked cell
+  let covers = [], rings = [];
+  const drawGuess = () => {
+    const ps = fresh() ? panels() : [];
+    covers.forEach((d) => d.remove()); rings.forEach((d) => d.remove());
+    covers = []; rings = [];
+    if (!model.get("guessing")) return;
+    if (hidden()) {
+      ps.forEach((P) => {
+        if (P.kind !== "grid") return;
+        const d = box({ background: "#e4e4e4", border: "1px solid #555",
+          color: "#333", font: "bold 18px sans-serif", display: "flex",
+          alignItems: "center", justifyContent: "center" });
+        d.textContent = "?";
+        place(d, ...P.box);
+        d.style.display = "flex";
+        covers.push(d);
+      });
+    }
+    (model.get("guesses") || []).forEach((g) => {
+      const P = ps[g[0]];
+      if (!P || g[1] >= P.rows.length || g[2] >= P.cols.length) return;
+      const d = box({ border: "3px solid #000", boxShadow: HALO, background: "#fff",
+        color: "#000", font: "bold 12px sans-serif", display: "flex",
+        alignItems: "center", justifyContent: "center", opacity: "0.92" });
+      d.textContent = g[3] === "right" ? "✓" : g[3] === "wrong" ? "✗" : "●";
+      const b = cellBox(P, g[1], g[2]);
+      place(d, ...b);
+      d.style.display = "flex";
+      rings.push(d);
+    });
+    tip.parentNode.appendChild(tip);  // the read-out stays on top
   };
   const drawPick = () => {
     const s = model.get("selected") || [];
@@ -252,7 +298,8 @@ function attach(model, el) {
         moved = false; break;
       }
       case "Enter": case " ":
-        if (P.kind === "grid") select(cursor.p, cursor.r);
+        if (P.kind === "grid" && model.get("guessing")) mark(cursor.p, cursor.r, cursor.c);
+        else if (P.kind === "grid") select(cursor.p, cursor.r);
         break;
       case "Escape": {
         const s = model.get("selected") || [];
@@ -285,6 +332,7 @@ function attach(model, el) {
       g.setAttribute("aria-colcount", String(P.cols.length));
     });
     drawPick();
+    drawGuess();
   };
   const follow = () => {
     layout();
@@ -334,6 +382,14 @@ function attach(model, el) {
   };
   model.on("change:panels", follow);
   model.on("change:selected", () => { drawPick(); });
+  const guessChanged = () => {
+    drawGuess();
+    const active = grids.indexOf(document.activeElement);
+    if (active >= 0) moveTo();
+  };
+  model.on("change:guessing", guessChanged);
+  model.on("change:revealed", guessChanged);
+  model.on("change:guesses", guessChanged);
   find();
 }
 export default { render({ model, el }) { attach(model, el); } };

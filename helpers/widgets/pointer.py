@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers.figures import alt as alt_text
+from helpers.widgets import guess
 
 #: How many keys a picked query names in the message line.
 PICK_TOP = 3
@@ -267,6 +268,10 @@ def after_draw(explorer) -> None:
     if w is not None:
         w.panels = explorer.panels
         w.selected = list(explorer.picked or [])
+    try:
+        guess.after_draw(explorer)
+    except Exception as exc:  # never let the guess stop a picture
+        explorer.last_error = exc
 
 
 def _valid(panels, pick):
@@ -323,6 +328,15 @@ def _on_selected(explorer_ref):
     return handler
 
 
+def _on_mark(explorer_ref):
+    def handler(change):
+        explorer = explorer_ref()
+        new = list(change.get("new") or [])
+        if explorer is not None and len(new) >= 3:
+            guess.guess(explorer, *new[:3])
+    return handler
+
+
 def attach(explorer) -> None:
     """Give ``explorer`` its map (``.panels``), its pick (``.picked``) and,
     with anywidget, a :class:`Pointer` widget (``.pointer``, or None)."""
@@ -331,11 +345,13 @@ def attach(explorer) -> None:
     explorer.panels = {"size": [0, 0], "panels": []}
     explorer.picked = None
     explorer._pick_said = None
+    guess.attach(explorer)
     explorer.pointer = make_pointer()
     if explorer.pointer is not None:
         explorer.pointer.layout.display = "none"
         explorer.pointer.observe(_on_selected(weakref.ref(explorer)),
                                  names="selected")
+        explorer.pointer.observe(_on_mark(weakref.ref(explorer)), names="mark")
 
 
 # --------------------------------------------------------------------------
@@ -368,6 +384,13 @@ def _pointer_class():
         panels = traitlets.Dict({}).tag(sync=True)
         #: [panel, row] of the picked query, or [] (both ways)
         selected = traitlets.List([]).tag(sync=True)
+        #: the guess (guess.py): on, revealed, the marks [panel, row, col
+        #: (, "right"/"wrong" once revealed)] ...
+        guessing = traitlets.Bool(False).tag(sync=True)
+        revealed = traitlets.Bool(False).tag(sync=True)
+        guesses = traitlets.List([]).tag(sync=True)
+        #: ... and a mark the front end sends: [panel, row, col, serial]
+        mark = traitlets.List([]).tag(sync=True)
 
     Pointer.__module__ = __name__
     _CLASS.append(Pointer)
