@@ -126,8 +126,6 @@ class Explorer(widgets.VBox):
 
     kind = "explorer"
     figsize = (7.0, 5.0)
-    #: a "Guess first" mode (guess.py; issue 51)
-    guess_first = False
     #: value shown -> its value before anything is shown (the module docstring)
     shows: dict = {}
 
@@ -482,10 +480,7 @@ class Explorer(widgets.VBox):
             table = saving.note(f"No numbers to save (the picture is a "
                                 f"placeholder): {why}")
         else:
-            table = self._csv_table()
-            beside = guess.side_table(self)  # issue 51 hook: the guess and score
-            if beside is not None:
-                table = saving.side_by_side(table, beside)
+            table = guess.with_table(self, self._csv_table())  # issue 51 hook
         return saving.write(where, self.picture.value, table)
 
     def _csv_table(self, beside=None):

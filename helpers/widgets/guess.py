@@ -1,7 +1,7 @@
 """Guess first, then reveal (issue 51): the learner commits to a prediction
 before the picture shows the answer.
 
-An explorer with ``guess_first = True`` (lessons 04, 07, 11 and 13) gets a
+An explorer whose class sets ``guess_first = True`` (lessons 04, 07, 11 and 13) gets a
 row of two controls, "Guess first" (a toggle) and "Reveal". While guessing,
 the front end (``pointer.js``) covers each grid's colours; the learner marks,
 for the query rows they choose, the key they expect that query to look at
@@ -327,3 +327,11 @@ def side_table(explorer):
     for row in rows:
         row[3:] = ["", "", "not revealed yet"]
     return header, rows
+
+
+def with_table(explorer, table):
+    """``save``'s table with the guess beside it (when there is one)."""
+    from helpers.widgets import saving
+
+    beside = side_table(explorer)
+    return table if beside is None else saving.side_by_side(table, beside)
