@@ -260,6 +260,69 @@ def check_one(page, el, row, dump, out, latencies):
         out.append(f"{name}: Escape did not leave the grid")
 
 
+#: Lessons with a "Guess first" mode.
+GUESS_LESSONS = {4, 7, 11, 13}
+
+
+def map_numbers(panel, r):
+    out = []
+    for t in panel["values"][r]:
+        try:
+            out.append(float(t))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def check_guess(page, el, row, dump, out):
+    """Guess first: a wrong and a right mark, Reveal, the score."""
+    name = f"{row.lesson:02d} {row.title}"
+    toggle = el.locator("button.attn-guess", has_text="Guess first")
+    if not toggle.count():
+        out.append(f"{name}: no Guess first button")
+        return
+    message = el.locator(".attn-message")
+    toggle.click()
+    if not wait_for(lambda: "Guess first" in message.inner_text(), CHANGE_TIMEOUT):
+        out.append(f"{name}: Guess first said nothing ({message.inner_text()!r})")
+        return
+    panels = dump["panels"]["panels"]
+    p = max(k for k, q in enumerate(panels) if q["kind"] == "grid")
+    P = panels[p]
+    n = len(P["rows"])
+    info = el.evaluate(JS_IMG)
+    marks = []
+    for r, want_right in ((n - 1, False), (n - 2, True)):
+        vals = map_numbers(P, r)
+        finite = [(v, c) for c, v in enumerate(vals) if v is not None]
+        best = max(finite)[1]
+        lower = [c for v, c in finite if v < max(finite)[0] * (1 - 1e-2)]
+        if not want_right and not lower:
+            continue
+        c = best if want_right else lower[0]
+        marks.append(want_right)
+        x, y = centre(info, P, r, c)
+        page.mouse.move(x, y)
+        time.sleep(0.1)
+        tip = el.locator("[role=tooltip]").inner_text()
+        if "hidden" not in tip:
+            out.append(f"{name}: while guessing the read-out shows {tip!r}")
+        page.mouse.click(x, y)
+        if not wait_for(lambda: "Your guess" in message.inner_text(), CHANGE_TIMEOUT):
+            out.append(f"{name}: a click did not mark a guess")
+    el.locator("button.attn-guess", has_text="Reveal").click()
+    want = f"{sum(marks)} of {len(marks)} row"
+    if not wait_for(lambda: want in message.inner_text(), CHANGE_TIMEOUT):
+        out.append(f"{name}: Reveal said {message.inner_text()!r}, not {want!r}")
+    else:
+        print(f"  {name}, guess: {message.inner_text()}")
+    alt = el.evaluate("e => e.querySelector('img.attn-picture, .attn-picture img').alt")
+    if want not in alt:
+        out.append(f"{name}: the alt text does not carry the score")
+    toggle.click()
+    wait_for(lambda: "rows right" not in message.inner_text(), CHANGE_TIMEOUT)
+
+
 def test_point_at_every_explorer(lab_server, lab_page, screenshot_dir):
     nbformat.write(pointer_notebook(), str(lab_server.root / "notebooks" / NAME))
     shot = screenshot_dir / "point"
@@ -273,6 +336,8 @@ def test_point_at_every_explorer(lab_server, lab_page, screenshot_dir):
         problems, latencies = [], []
         for i, row in enumerate(EXPLORERS):
             check_one(page, explorers.nth(i), row, dump[i], problems, latencies)
+            if row.lesson in GUESS_LESSONS and row.title != "Parameters":
+                check_guess(page, explorers.nth(i), row, dump[i], problems)
         page.screenshot(path=f"{shot}-end.png")
         if latencies:
             print(f"pointer move to read-out (next frame), {len(latencies)} moves: "
