@@ -247,14 +247,12 @@ class _ImageExplorer(SentenceExplorer):
             if j == 0:
                 panel.image.set_map(None)
                 set_text(panel.title, "the picture")
-                panel.shown = None  # issue 51 hook: no numbers to point at
                 continue
             i = s.shown[j - 1]
             panel.image.set_map(images.patch_grid(s.weights[i]))
-            # issue 51 hook: the patches' weights, for the pointer's map
-            panel.shown = dict(data=images.patch_grid(s.weights[i]), rows=[],
-                               cols=[], title=f"'{s.labels[i]}'",
-                               xlabel="patch column", ylabel="patch row")
+            panel.shown = dict(  # issue 51 hook: the patches' weights (pointer.py)
+                data=images.patch_grid(s.weights[i]), rows=[], cols=[],
+                xlabel="patch column", ylabel="patch row", title=f"'{s.labels[i]}'")
             set_text(panel.title, f"'{s.labels[i]}'")
         cols, rows = min(k, 4), -(-k // 4)  # the colour bar follows the panels
         x, _, w, _ = self._rect(cols - 1)
