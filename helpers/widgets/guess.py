@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from helpers.figures import alt as alt_text
+from helpers.widgets import lines
 
 #: A chosen key is right when its weight is the row's largest, up to this
 #: relative difference (two keys that read the same at 3 digits tie).
@@ -134,11 +135,13 @@ HIDDEN = ("Guess first: the weights are hidden. For the query rows you "
 
 
 def row(explorer) -> tuple:
-    """``(HBox("Guess first" | "Reveal"),)`` for an explorer with
-    ``guess_first``, else ``()``."""
-    if not getattr(explorer, "guess_first", False):
-        return ()
+    """``(HBox("Guess first" | "Reveal" | "Lines"),)`` for an explorer with
+    ``guess_first`` (or ``head_view``: "Lines", lines.py), else ``()``."""
     import ipywidgets as widgets
+
+    more = lines.buttons(explorer)
+    if not getattr(explorer, "guess_first", False):
+        return (widgets.HBox(more),) if more else ()
 
     explorer.guess_toggle = widgets.ToggleButton(
         value=False, description="Guess first",
@@ -152,7 +155,7 @@ def row(explorer) -> tuple:
     explorer.guess_toggle.observe(lambda ch: _toggle(explorer, ch["new"]),
                                   names="value")
     explorer.reveal_button.on_click(lambda _b: reveal(explorer))
-    return (widgets.HBox([explorer.guess_toggle, explorer.reveal_button]),)
+    return (widgets.HBox([explorer.guess_toggle, explorer.reveal_button, *more]),)
 
 
 def _grids(explorer):
@@ -230,6 +233,7 @@ def _say(explorer):
                         f"until you press Reveal. {explorer.message}")
         if explorer.access is not None:
             explorer.access.alt = explorer.alt
+    lines.fix_alt(explorer)
 
 
 def _toggle(explorer, on):

@@ -84,7 +84,7 @@ def _masked(weights):
 
 class _GPTExplorer(Explorer):
     kind = "gpt_explorer"
-    guess_first = True  # "Guess first", then Reveal (guess.py)
+    guess_first = head_view = True  # Guess first (guess.py), Lines (lines.py)
     figsize = (12.0, 5.8)
 
     #: probs (vocab,) at T and top-p; top: the bars; run; n_cut: tokens cut

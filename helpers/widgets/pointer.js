@@ -35,6 +35,16 @@ function attach(model, el) {
   // several grids (heads): each read-out starts with the panel's name
   const named = () => panels().filter((P) => P.kind === "grid").length > 1;
   const hidden = () => model.get("guessing") && !model.get("revealed");
+  const lined = (P) => model.get("lines") && P.kind === "grid";
+  // a row's strongest column: [column, text] (or null)
+  const strongest = (P, r) => {
+    let best = null;
+    P.values[r].forEach((t, c) => {
+      const v = parseFloat(t);
+      if (!Number.isNaN(v) && (best === null || v > best[2])) best = [c, t, v];
+    });
+    return best;
+  };
   const guessAt = (p, r) => (model.get("guesses") || []).find(
     (g) => g[0] === p && g[1] === r);
   const text = (P, r, c) => {
@@ -94,6 +104,11 @@ function attach(model, el) {
     for (let p = 0; p < ps.length; p++) {
       const P = ps[p], [x0, y0, x1, y1] = P.box;
       const n = P.rows.length, m = P.cols.length;
+      if (lined(P) && x >= x0 && x < x1 && y >= y0 && y < y1) {  // the head view
+        const k = (y - y0) / (y1 - y0);
+        if (x < (x0 + x1) / 2) return { p, r: Math.min(n - 1, Math.floor(k * n)), label: "row" };
+        return { p, c: Math.min(m - 1, Math.floor(k * m)), label: "col" };
+      }
       if (y >= y0 && y < y1 && x >= P.labels_x0 && x < x1) {
         const r = Math.min(n - 1, Math.max(0, Math.floor((y - y0) / (y1 - y0) * n)));
         if (x < x0) return { p, r, label: "row" };
@@ -127,14 +142,19 @@ function attach(model, el) {
     if (!h || !fresh()) { clear(); return; }
     const P = panels()[h.p];
     if (h.label === "row") {
-      place(marks.row, ...rowBand(P, h.r)); hide(marks.col, marks.cell);
+      if (lined(P)) hide(marks.row, marks.col, marks.cell);
+      else { place(marks.row, ...rowBand(P, h.r)); hide(marks.col, marks.cell); }
       const picked = same(h.p, h.r) ? " (picked: click to clear)" : (
         P.kind === "grid" ? " (click to pick)" : "");
-      showTip(`${P.kind === "grid" ? P.row_noun + " " : ""}'${P.rows[h.r]}'${picked}`, x, y);
+      const b = lined(P) && !hidden() ? strongest(P, h.r) : null;
+      const most = b ? ` looks most at '${P.cols[b[0]]}': ${b[1]}` : "";
+      showTip(`${P.kind === "grid" ? P.row_noun + " " : ""}'${P.rows[h.r]}'${most}${picked}`,
+              x, y);
       return;
     }
     if (h.label === "col") {
-      place(marks.col, ...colBand(P, h.c)); hide(marks.row, marks.cell);
+      if (lined(P)) hide(marks.row, marks.col, marks.cell);
+      else { place(marks.col, ...colBand(P, h.c)); hide(marks.row, marks.cell); }
       showTip(`${P.col_noun} '${P.cols[h.c]}'`, x, y);
       return;
     }
@@ -177,6 +197,61 @@ function attach(model, el) {
     else if (grid && h.label === "row") select(h.p, h.r);
     show(h, lx, ly);
   };
+  // the head view: each grid as two columns of tokens joined by lines
+  const SVG = "http://www.w3.org/2000/svg";
+  let sheets = [];
+  const drawLines = () => {
+    sheets.forEach((d) => d.remove());
+    sheets = [];
+    if (!model.get("lines") || !fresh()) return;
+    const s = geometry(), sel = model.get("selected") || [];
+    const focused = grids.indexOf(document.activeElement);
+    panels().forEach((P, p) => {
+      if (P.kind !== "grid") return;
+      const [x0, y0, x1, y1] = P.box, w = (x1 - x0) * s, h = (y1 - y0) * s;
+      const n = P.rows.length, m = P.cols.length;
+      const svg = document.createElementNS(SVG, "svg");
+      svg.setAttribute("width", w); svg.setAttribute("height", h);
+      svg.setAttribute("aria-hidden", "true");
+      Object.assign(svg.style, { position: "absolute", left: (x0 * s) + "px",
+        top: (y0 * s) + "px", background: "#fff", pointerEvents: "none",
+        outline: "1px solid #777" });
+      const font = Math.max(9, Math.min(12, 0.8 * h / Math.max(n, m)));
+      const room = Math.min(0.32 * w, 7 + 0.62 * font * Math.max(
+        ...P.rows.map((t) => t.length), ...P.cols.map((t) => t.length)));
+      const yq = (i) => (i + 0.5) * h / n, yk = (j) => (j + 0.5) * h / m;
+      const add = (tag, attrs, text) => {
+        const e = document.createElementNS(SVG, tag);
+        Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v));
+        if (text !== undefined) e.textContent = text;
+        svg.appendChild(e);
+        return e;
+      };
+      const only = sel.length === 2 && sel[0] === p ? sel[1] : null;
+      for (let i = 0; i < n; i++) {
+        if (only !== null && i !== only) continue;
+        for (let j = 0; j < m; j++) {
+          const v = parseFloat(P.values[i][j]);
+          if (!(v > 0.005)) continue;
+          add("line", { x1: room, y1: yq(i), x2: w - room, y2: yk(j),
+            stroke: "#1f3f8f", "stroke-opacity": Math.min(1, 0.1 + v),
+            "stroke-width": 0.6 + 4 * Math.min(v, 1) });
+        }
+      }
+      if (focused === p) {  // the keys' cell: one black line
+        add("line", { x1: room, y1: yq(cursor.r), x2: w - room, y2: yk(cursor.c),
+          stroke: "#000", "stroke-width": 3 });
+      }
+      const label = (x, y, t, anchor, bold) => add("text", { x, y,
+        "font-size": font, "text-anchor": anchor, "dominant-baseline": "middle",
+        "font-family": "sans-serif", "font-weight": bold ? "bold" : "normal",
+        fill: "#000" }, t);
+      P.rows.forEach((t, i) => label(room - 3, yq(i), t, "end", i === only));
+      P.cols.forEach((t, j) => label(w - room + 3, yk(j), t, "start", false));
+      layer.insertBefore(svg, layer.firstChild);
+      sheets.push(svg);
+    });
+  };
   // the guess: covers over the grids' colours, a ring on each marked cell
   let covers = [], rings = [];
   const drawGuess = () => {
@@ -213,7 +288,8 @@ function attach(model, el) {
   const drawPick = () => {
     const s = model.get("selected") || [];
     const ps = panels();
-    if (s.length === 2 && fresh() && ps[s[0]] && s[1] < ps[s[0]].rows.length) {
+    if (s.length === 2 && fresh() && ps[s[0]] && s[1] < ps[s[0]].rows.length
+        && !lined(ps[s[0]])) {  // (the head view marks it by its lines alone)
       place(marks.pick, ...rowBand(ps[s[0]], s[1]));
     } else hide(marks.pick);
   };
@@ -273,6 +349,8 @@ function attach(model, el) {
     g._cells[1 - flip].textContent = "";
     g.setAttribute("aria-activedescendant", cell.id);
     const b = cellBox(P, cursor.r, cursor.c), s = geometry();
+    if (lined(P)) { drawLines(); hide(marks.cell, marks.row, marks.col);
+      showTip(words, b[2] * s, b[3] * s); return; }
     place(marks.cell, ...b);
     place(marks.row, ...rowBand(P, cursor.r));
     if (P.kind === "grid") place(marks.col, ...colBand(P, cursor.c)); else hide(marks.col);
@@ -332,6 +410,7 @@ function attach(model, el) {
       g.setAttribute("aria-colcount", String(P.cols.length));
     });
     drawPick();
+    drawLines();
     drawGuess();
   };
   const follow = () => {
@@ -381,7 +460,7 @@ function attach(model, el) {
     }
   };
   model.on("change:panels", follow);
-  model.on("change:selected", () => { drawPick(); });
+  model.on("change:selected", () => { drawPick(); drawLines(); });
   const guessChanged = () => {
     drawGuess();
     const active = grids.indexOf(document.activeElement);
@@ -390,6 +469,7 @@ function attach(model, el) {
   model.on("change:guessing", guessChanged);
   model.on("change:revealed", guessChanged);
   model.on("change:guesses", guessChanged);
+  model.on("change:lines", () => { drawLines(); drawGuess(); });
   find();
 }
 export default { render({ model, el }) { attach(model, el); } };

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers.figures import alt as alt_text
-from helpers.widgets import guess
+from helpers.widgets import guess, lines
 
 #: How many keys a picked query names in the message line.
 PICK_TOP = 3
@@ -270,6 +270,7 @@ def after_draw(explorer) -> None:
         w.selected = list(explorer.picked or [])
     try:
         guess.after_draw(explorer)
+        lines.fix_alt(explorer)
     except Exception as exc:  # never let the guess stop a picture
         explorer.last_error = exc
 
@@ -297,6 +298,7 @@ def _pick_message(explorer):
         explorer._set_message(text)
         if explorer._state is not None:
             explorer._set_alt(explorer._state)
+    lines.fix_alt(explorer)
 
 
 def pick(explorer, panel=None, row=None) -> str:
@@ -391,6 +393,8 @@ def _pointer_class():
         guesses = traitlets.List([]).tag(sync=True)
         #: ... and a mark the front end sends: [panel, row, col, serial]
         mark = traitlets.List([]).tag(sync=True)
+        #: the grids drawn as lines (the head view, lines.py)
+        lines = traitlets.Bool(False).tag(sync=True)
 
     Pointer.__module__ = __name__
     _CLASS.append(Pointer)
