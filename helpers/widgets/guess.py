@@ -227,13 +227,7 @@ def _say(explorer):
         explorer._set_message(text)
         if explorer._state is not None:
             explorer._set_alt(explorer._state)
-    if explorer.guessing and not explorer.revealed:
-        # the words must not give the answer away either
-        explorer.alt = (f"{explorer._picture_name()}: the weights are hidden "
-                        f"until you press Reveal. {explorer.message}")
-        if explorer.access is not None:
-            explorer.access.alt = explorer.alt
-    lines.fix_alt(explorer)
+    lines.fix_alt(explorer)  # (hidden weights: the words hide them too)
 
 
 def _toggle(explorer, on):

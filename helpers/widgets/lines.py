@@ -48,18 +48,23 @@ def show(explorer, on: bool) -> None:
             explorer.pointer.lines = explorer.lines
         if explorer._state is not None:
             explorer._set_alt(explorer._state)
-        if getattr(explorer, "guessing", False):
-            from helpers.widgets import guess
-
-            guess._say(explorer)  # the hidden picture's words again
         fix_alt(explorer)
     except Exception as exc:  # a widget callback never raises
         explorer.last_error = exc
 
 
 def fix_alt(explorer) -> None:
-    """Start the text alternative with :data:`PREFIX` while the lines show."""
-    if getattr(explorer, "lines", False) and not explorer.alt.startswith(PREFIX):
-        explorer.alt = PREFIX + explorer.alt
+    """The text alternative as the picture is shown: while a guess hides the
+    weights (guess.py) it gives none away; while the lines show it starts
+    with :data:`PREFIX`."""
+    alt = explorer.alt
+    if getattr(explorer, "guessing", False) and not getattr(explorer, "revealed",
+                                                            False):
+        alt = (f"{explorer._picture_name()}: the weights are hidden until you "
+               f"press Reveal. {explorer.message}")
+    if getattr(explorer, "lines", False) and not alt.startswith(PREFIX):
+        alt = PREFIX + alt
+    if alt != explorer.alt:
+        explorer.alt = alt
         if explorer.access is not None:
-            explorer.access.alt = explorer.alt
+            explorer.access.alt = alt
