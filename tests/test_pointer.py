@@ -220,3 +220,13 @@ def test_every_explorer_of_the_table_has_a_map_of_its_numbers():
         elif row.lesson == 2:
             assert shows(m["panels"][1], weights[:, None]), row.title
         ex.close()
+
+
+def test_the_fast_numbers_are_the_alt_texts_numbers():
+    rng = np.random.default_rng(0)
+    values = np.concatenate([
+        rng.normal(size=200) * 10.0 ** rng.integers(-9, 8, size=200),
+        [0.0, -0.0, 1e-13, -1e-13, 1.0, -3.0, 999999.0, 1e6, 2.5e6, 0.9995,
+         -0.0004999, np.inf, -np.inf, np.nan, 0.5, 1 / 3, 123456.7]])
+    fast = pointer._numbers(values[None, :])[0]
+    assert fast == [pointer._number(v) for v in values]

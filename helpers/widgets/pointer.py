@@ -97,6 +97,26 @@ def _number(v) -> str:
     return "masked" if np.isnan(v) else alt_text.number(v)
 
 
+def _numbers(data) -> list:
+    """:func:`_number` of every cell of a 2-D array, as rows of texts: the
+    same texts, about ten times faster (a GPT picture has ~900 cells and is
+    drawn on every keystroke): the common case, a finite value that is not
+    whole and not about 0, is ``f"{v:.3g}"`` as in ``alt.number``."""
+    out = []
+    for row in np.asarray(data, dtype=float).tolist():
+        texts = []
+        for v in row:
+            if v == v and 1e-12 <= abs(v) < 1e6 and v != int(v):
+                t = f"{v:.3g}"
+                if t[0] == "-" and set(t[1:]) <= {"0", "."}:
+                    t = t[1:]
+                texts.append(t)
+            else:
+                texts.append(_number(v))
+        out.append(texts)
+    return out
+
+
 def _one_panel(panel, kind, box, dpi, height):
     """The map of one panel (see the module docstring), or None."""
     shown = getattr(panel, "shown", None)
@@ -114,7 +134,7 @@ def _one_panel(panel, kind, box, dpi, height):
         col_noun = alt_text._noun(shown["xlabel"]) if shown["xlabel"] else "column"
         if not shown["ylabel"] and not shown["rows"] and n == m:
             row_noun = "query" if col_noun == "key" else row_noun
-        values = [[_number(v) for v in row] for row in data]
+        values = _numbers(data)
         texts_rows = getattr(panel, "row_text", [])
         texts_cols = getattr(panel, "col_text", [])
         given = (bool(shown["rows"]), bool(shown["cols"]))
