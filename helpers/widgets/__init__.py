@@ -53,6 +53,16 @@ box), ``attn-picture`` (the Image), ``attn-sentence`` (the main text box),
 every input (``attn-temperature``, ``attn-token``, ``attn-target``,
 ``attn-layer``, ...); ``attn-projector`` on an explorer in projection mode.
 
+Point at any number (issue 51; ``pointer.py``, ``pointer.js``, ``guess.py``,
+``lines.py``): every picture's numbers travel with it (``ex.panels``: each
+grid's and chart's box in the PNG, labels and values), so that in the
+browser the pointer shows a ``role="tooltip"`` read-out, each panel is one
+Tab stop read cell by cell with the arrow keys (``role="grid"``), and a
+click on a row's label (or Enter) picks that query (``ex.picked``; the
+message line names its three largest keys). Lessons 04, 07, 11 and 13 have
+"Guess first" and "Reveal" (``attn-guess``), lessons 04 and 11 "Lines",
+the head view (``attn-lines``).
+
 Sizes (issue 39; ``screen.ScreenFit``, numbers in ``helpers.figures.style``):
 a picture is shown at its own pixels, never stretched to the cell's width,
 and every explorer of the table fits a laptop's notebook area whole (1366 x

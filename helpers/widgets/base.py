@@ -51,6 +51,7 @@ from matplotlib.figure import Figure
 
 from helpers.figures import style
 from helpers.figures import alt as alt_text
+from helpers.widgets import guess, pointer
 from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
@@ -168,12 +169,15 @@ class Explorer(ScreenFit, SaveAndDisplay, widgets.VBox):
         self.message_label = widgets.Label(value="")
         self.message_label.add_class("attn-message")
         self.access = make_access()  # keys kept, alt text, live message
-        extra = () if self.access is None else (self.access,)
+        pointer.attach(self)  # issue 51 hook: read-outs, keys, picking
+        extra = tuple(w for w in (self.access, self.pointer) if w is not None)
         if self.access is not None:
             self.access.layout.display = "none"
-        self.children = tuple(controls) + (self.picture, self.message_label,
-                                           widgets.HTML(value=MESSAGE_STYLE)) + extra
+        shown = tuple(controls) + guess.row(self)  # issue 51 hook: Guess first
+        self.children = shown + (self.picture, self.message_label,
+                                 widgets.HTML(value=MESSAGE_STYLE)) + extra
         self.add_class("attn-explorer")
+        self._init_screen(shown)  # the Guess row counts in the controls' height
         self._fit_screen()
         names = {id(v): k for k, v in vars(self).items()
                  if isinstance(v, widgets.Widget)}
@@ -322,6 +326,7 @@ class Explorer(ScreenFit, SaveAndDisplay, widgets.VBox):
         self._set_alt(self._state)
         if self._room_waiting:  # a room told before this picture (screen.py)
             self._room_changed()
+        pointer.after_draw(self)  # issue 51 hook: the numbers travel along
 
     def _set_alt(self, state):
         try:

@@ -314,10 +314,14 @@ def render_png(art, key, cache, canvas, *, trim=True):
         points = tr.transform(np.array([t.get_position() for t in group], float))
         for t, (x, y) in zip(group, points):
             _blit_text(arr, t, fig.dpi, x, y)
+    height = arr.shape[0]
+    top = left = 0
     if trim:
         pad = int(round(MARGIN_PX * fig.dpi / DPI))
         top, bottom, left, right = content_box(arr, pad)
         arr = arr[top:bottom, left:right]
+    # issue 51 hook: where the PNG sits in the canvas (pointer.panel_map)
+    art.trim = (top, left, height, (arr.shape[1], arr.shape[0]))
     return png_bytes(arr)
 
 

@@ -21,6 +21,7 @@ ROWS, VIDEO = "rows = queries", "video: keys as rows"
 
 class _PatternExplorer(SentenceExplorer):
     kind = "pattern_explorer"
+    guess_first = head_view = True  # Guess first (guess.py), Lines (lines.py)
     figsize = (7.0, 5.8)
 
     #: scores: the scaled scores, (n, n); shown: the drawn array (video:

@@ -28,6 +28,7 @@ _BARS = (("W_Q", "query"), ("W_K", "key"), ("value-down", "value_down"),
 
 class _MultiHeadExplorer(SentenceExplorer):
     kind = "multi_head_explorer"
+    guess_first = True  # "Guess first", then Reveal (guess.py)
     figsize = (12.0, 5.6)  # room for 24 readable labels in each grid panel
 
     #: all_weights: every head's pattern, (h, n, n); dE: the multi-head

@@ -62,8 +62,7 @@ class _CrossExplorer(Explorer):
 
     def _paint(self, art, s):
         n, m = s.weights.shape
-        return art.heat.update(
-            s.weights, s.labels, s._src_labels,
+        return art.heat.update(s.weights, s.labels, s._src_labels,
             title=f"Cross-attention: {n} target queries x {m} source keys",
             xlabel="source word (key, value)", ylabel="target word (query)",
             **WEIGHT_SCALE)
@@ -251,7 +250,9 @@ class _ImageExplorer(SentenceExplorer):
                 set_text(panel.title, "the picture")
                 continue
             i = s.shown[j - 1]
-            panel.image.set_map(images.patch_grid(s.weights[i]))
+            panel.image.set_map(grid := images.patch_grid(s.weights[i]))
+            panel.shown = dict(data=grid, rows=[], cols=[], xlabel="patch column",
+                               ylabel="patch row", title=f"'{s.labels[i]}'")  # issue 51
             set_text(panel.title, f"'{s.labels[i]}'")
         cols, rows = min(k, 4), -(-k // 4)  # the colour bar follows the panels
         x, _, w, _ = self._rect(cols - 1)

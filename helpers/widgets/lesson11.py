@@ -78,7 +78,8 @@ def _masked(weights):
 
 class _GPTExplorer(Explorer):
     kind = "gpt_explorer"
-    figsize = (12.0, 5.8)
+    guess_first = head_view = True  # Guess first (guess.py), Lines (lines.py)
+    figsize = (12.0, 5.2)
 
     #: probs (vocab,) at T and top-p; top: the bars; run; n_cut: tokens cut
     shows = {"probs": None, "top": (), "run": None, "n_cut": 0}

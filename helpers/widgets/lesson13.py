@@ -51,6 +51,7 @@ random_text = parts.random_text
 
 class _InductionExplorer(Explorer):
     kind = "induction_explorer"
+    guess_first = True  # "Guess first", then Reveal (guess.py)
     figsize = (11.0, 4.8)
 
     #: run: the model's Run of the whole text; loss: (n - 1,) nats, intact;

@@ -35,8 +35,9 @@ import numpy as np
 from helpers.world import recall as R
 from helpers.widgets.kit import (Explorer, State, clamp_int, display_label,
                                  fit_dropdown, has_glyph)
-from helpers.widgets.memory_parts import (D, MAX_N, beta_value, fact_labels,
-                                          fact_vectors, filler, read_facts)
+from helpers.widgets.memory_parts import (D, MAX_N, beta_value, count_of,
+                                          fact_labels, fact_vectors, filler,
+                                          read_facts, spoken_label, undrawn_note)
 from helpers.widgets.panels import Bars, FastHeatmap
 
 MAX_BARS = 24  # names shown in the bar panel
@@ -52,20 +53,6 @@ OK, FAIL = ("\u2713", "\u2717") if has_glyph("\u2713") and has_glyph("\u2717") \
 #: tolerance: softmax attention gives the other facts' keys weights of about
 #: e^-15, which move a name-written-twice's two distances apart by ~1e-7.
 TIE_TOL = 1e-6
-
-
-def _count(k, word):
-    """``1 name``, ``2 names``."""
-    return f"{k} {word}{'' if k == 1 else 's'}"
-
-
-def _spoken(text, label):
-    """How the text alternative names ``text``: its drawn ``label``, and the
-    text as typed when the font drew some of it as ``?`` (a screen reader can
-    say an emoji the picture cannot draw)."""
-    if "?" not in label or "?" in str(text):
-        return label
-    return f"{label} (typed {text!r})"
 
 
 class _MemoryExplorer(Explorer):
@@ -198,21 +185,14 @@ class _MemoryExplorer(Explorer):
         size = S.size
         what = (f"a cache of {S.shape[0]} rows x {2 * D} numbers" if kind == "softmax"
                 else f"a state of {D} x {D} = {D * D} numbers")
-        notes.insert(0, f"{hits} of {_count(len(asked), 'name')} recalled from "
-                     f"{_count(len(facts), 'fact')}; the memory holds {what}"
+        notes.insert(0, f"{hits} of {count_of(len(asked), 'name')} recalled from "
+                     f"{count_of(len(facts), 'fact')}; the memory holds {what}"
                      + (f" ({size:,} numbers)." if kind == "softmax" else ".")
                      + ((" 1 fact repeats a name" if twice == 1 else
                          f" {twice} facts repeat a name")
                         + ": the later room is right." if twice else ""))
         lab = fact_labels(names + rooms)
-        undrawn = [t for t in dict.fromkeys(names + rooms)
-                   if display_label(t)[1]]
-        if undrawn:
-            many = len(undrawn) > 1
-            notes.append(f"{len(undrawn)} name{'s' if many else ''} or "
-                         f"room{'s are' if many else ' is'} drawn with '?': "
-                         "the font has no glyph for some characters (often "
-                         "emoji). The facts are stored and asked as typed.")
+        notes += undrawn_note(names + rooms)
         if ties:
             notes.insert(1, "A tie is no recall: " + "; ".join(
                 f"{lab[a]} reads back as near to room " + " as to room ".join(
@@ -280,7 +260,7 @@ class _MemoryExplorer(Explorer):
         held = (f"a cache of {s.state.shape[0]} rows × {2 * D} numbers" if
                 s.memory_kind == "softmax" else
                 f"a state of {D} × {D} numbers")
-        lab = {t: _spoken(t, label) for t, label in s._lab.items()}
+        lab = {t: spoken_label(t, label) for t, label in s._lab.items()}
         failed = [(f"{lab[a]} gave a tie, room "
                    + " = room ".join(lab[r] for r in s._ties[a]) + f", not {lab[w]}")
                   if a in s._ties else f"{lab[a]} gave {lab[g]} instead of {lab[w]}"

@@ -101,3 +101,30 @@ def fact_vectors(labels, seed):
     distinct = list(dict.fromkeys(labels))
     table = dict(zip(distinct, R.unit_vectors(max(len(distinct), 1), D, seed)))
     return distinct, np.array([table[x] for x in labels]).reshape(len(labels), D), table
+
+
+def count_of(k, word):
+    """``1 name``, ``2 names``."""
+    return f"{k} {word}{'' if k == 1 else 's'}"
+
+
+def spoken_label(text, label):
+    """How the text alternative names ``text``: its drawn ``label``, and the
+    text as typed when the font drew some of it as ``?`` (a screen reader can
+    say an emoji the picture cannot draw)."""
+    if "?" not in label or "?" in str(text):
+        return label
+    return f"{label} (typed {text!r})"
+
+
+def undrawn_note(texts):
+    """``[note]`` when the font draws some of ``texts`` (names and rooms) with
+    '?', else ``[]``."""
+    undrawn = [t for t in dict.fromkeys(texts) if display_label(t)[1]]
+    if not undrawn:
+        return []
+    many = len(undrawn) > 1
+    return [f"{len(undrawn)} name{'s' if many else ''} or "
+            f"room{'s are' if many else ' is'} drawn with '?': the font has no "
+            "glyph for some characters (often emoji). The facts are stored and "
+            "asked as typed."]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 
 from helpers.figures import alt as alt_text
-from helpers.widgets import saving
+from helpers.widgets import guess, saving
 
 
 class SaveAndDisplay:
@@ -53,7 +53,7 @@ class SaveAndDisplay:
             table = saving.note(f"No numbers to save (the picture is a "
                                 f"placeholder): {why}")
         else:
-            table = self._csv_table()
+            table = guess.with_table(self, self._csv_table())  # issue 51 hook
         return saving.write(where, self.picture.value, table)
 
     def query_index(self):

@@ -98,6 +98,9 @@ class Heatmap:
         """``features``: the columns are feature names (FEATURE_LABEL_SIZE)."""
         data = np.asarray(data, dtype=float)
         n, m = data.shape
+        # issue 51 hook: what was drawn, for the pointer's map (pointer.py)
+        self.shown = dict(data=data, rows=list(row_labels), cols=list(col_labels),
+                          title=title, xlabel=xlabel, ylabel=ylabel)
         finite = np.isfinite(data)
         self.im.set_data(data if finite.all() else np.ma.masked_array(data, ~finite))
         self.im.set_extent((-0.5, m - 0.5, n - 0.5, -0.5))
@@ -249,6 +252,7 @@ class Bars:
                               fontsize=title_size,
                               transform=offset_copy(ax.transAxes, fig=fig, y=4,
                                                       units="points"))
+        self.legend = list(legend) if legend else None
         if legend:
             handles = [Rectangle((0, 0), 1, 1, facecolor=colours[k],
                                  hatch=HATCHES[k % len(HATCHES)],
@@ -266,6 +270,9 @@ class Bars:
         """``values``: (n,) or (series, n)."""
         values = np.atleast_2d(np.asarray(values, dtype=float))
         n = values.shape[1]
+        # issue 51 hook: what was drawn, for the pointer's map (pointer.py)
+        self.shown = dict(values=values, labels=list(labels), title=title,
+                          series=getattr(self, "legend", None))
         if xlim is None:
             lo = min(0.0, float(np.nanmin(values))) if n else 0.0
             hi = max(0.0, float(np.nanmax(values))) if n else 1.0

@@ -16,7 +16,7 @@ COMPAT_STAMP := $(COMPAT_VENV)/.installed
 COMPAT_TESTS  = tests/checks $(wildcard tests/test_widgets.py tests/test_engine.py \
                  tests/test_attention.py tests/test_lexicon.py tests/test_heads.py \
                  tests/test_plots.py tests/test_tinymodel.py tests/test_style.py \
-                 tests/test_gpt_widget.py)
+                 tests/test_gpt_widget.py tests/test_pointer.py tests/test_guess.py)
 
 
 .PHONY: test-compat compat-venv
