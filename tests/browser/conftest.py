@@ -11,6 +11,10 @@ Environment:
 - ``ATTN_CHROMIUM``: Chromium executable (default /usr/bin/chromium).
 - ``ATTN_BROWSER_NOTEBOOKS``: folder of notebooks to test instead of notebooks/.
 - ``ATTN_BROWSER_TIMEOUT``: seconds allowed for one notebook's Run All (300).
+- ``ATTN_LAB_PYTHON``: the Python whose JupyterLab (and kernel) to start
+  instead of this one's, e.g. ``.venv-lab3/bin/python``: JupyterLab 3 with
+  ipywidgets 7.7 (``make test-lab3``, tests/compat/lab3.mk). The kernel is
+  the server's own ``python3``, so the widgets' Python side runs there too.
 """
 
 import json
@@ -42,6 +46,12 @@ CHROMIUM_ARGS = [
 # What the repository copy needs besides notebooks/ (helpers are imported from
 # it by the setup cell; data/ is read by helpers).
 LINKED = ("helpers", "data", "pyproject.toml", "README.md")
+
+
+def lab_python():
+    """The Python that runs JupyterLab: ``ATTN_LAB_PYTHON``, else this one."""
+    chosen = os.environ.get("ATTN_LAB_PYTHON", "").strip()
+    return str(Path(chosen).absolute()) if chosen else sys.executable
 
 
 def in_ci():
@@ -133,7 +143,7 @@ class LabServer:
 
     def start(self, env):
         cmd = [
-            sys.executable,
+            lab_python(),
             "-m",
             "jupyterlab",
             "--no-browser",
