@@ -54,6 +54,25 @@ def lab_python():
     return str(Path(chosen).absolute()) if chosen else sys.executable
 
 
+_MAJOR = []
+
+
+def lab_major():
+    """JupyterLab's major version in :func:`lab_python` (4, or 3 for
+    ``make test-lab3``); asked once."""
+    if not _MAJOR:
+        if lab_python() == sys.executable:
+            import jupyterlab
+
+            version = jupyterlab.__version__
+        else:
+            version = subprocess.run(
+                [lab_python(), "-c", "import jupyterlab; print(jupyterlab.__version__)"],
+                capture_output=True, text=True, check=True).stdout
+        _MAJOR.append(int(version.strip().split(".")[0]))
+    return _MAJOR[0]
+
+
 def in_ci():
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
@@ -155,10 +174,13 @@ class LabServer:
             "--ServerApp.terminals_enabled=False",
             # window.jupyterapp, as JupyterLab's own Playwright tests (Galata) use
             "--LabApp.expose_app_in_browser=True",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.extension_manager=readonly",
         ]
+        if lab_major() >= 4:  # unknown to JupyterLab 3: it would not link at all
+            cmd += [
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                "--LabApp.extension_manager=readonly",
+            ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI runs as root
             cmd.append("--allow-root")
         log = open(self.log_path, "wb")
