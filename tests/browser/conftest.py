@@ -66,9 +66,9 @@ def lab_major():
 
             version = jupyterlab.__version__
         else:
-            version = subprocess.run(
-                [lab_python(), "-c", "import jupyterlab; print(jupyterlab.__version__)"],
-                capture_output=True, text=True, check=True).stdout
+            ask = "import jupyterlab; print(jupyterlab.__version__)"
+            version = subprocess.run([lab_python(), "-c", ask], capture_output=True,
+                                     text=True, check=True).stdout
         _MAJOR.append(int(version.strip().split(".")[0]))
     return _MAJOR[0]
 

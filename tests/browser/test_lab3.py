@@ -18,7 +18,12 @@ checks, in a real Chromium, for the explorers of :data:`LESSONS`:
   JupyterLab, and the Guess first mode (a wrong and a right guess, the
   score);
 - every control named, with a visible focus, its keys kept in the explorer
-  (a11y.py), HTML typed into a sentence box shown as text.
+  (a11y.py), HTML typed into a sentence box shown as text;
+- an explorer drawn for the screen (``fit_screen(0, draw_for_screen=True)``,
+  what projection mode does) measures the room JupyterLab 3's notebook area
+  gives it (no ``.jp-WindowedPanel-outer`` there) and fills it without
+  overflowing it;
+- no uncaught JavaScript error from the explorers' front-end code.
 """
 
 import os
@@ -27,6 +32,7 @@ import re
 import nbformat
 import pytest
 from a11y import keyboard_problems, name_problems
+from test_explorers import fit_of, size_line
 from test_browser import CHANGE_TIMEOUT, JS_PICTURE, check_escaping, check_explorer, \
     notebook_open, rendered_explorers, run_all, wait_for
 from test_pointer import DUMP, GUESS_LESSONS, check_guess, check_one, read_dump
@@ -66,6 +72,11 @@ def lab3_notebook():
             f"# Lesson {row.lesson:02d}: {row.title}\n"
             f"EXS.append(widgets.EXPLORERS[{i}].factory())\nEXS[-1]"))
     cells.append(nbformat.v4.new_code_cell(DUMP))
+    first = ROWS[0][0]
+    cells.append(nbformat.v4.new_code_cell(
+        "# drawn for the screen, as projection mode draws\n"
+        f"PROJ = widgets.EXPLORERS[{first}].factory()\n"
+        "PROJ.fit_screen(0, draw_for_screen=True)\nPROJ"))
     nb.cells = cells
     return nb
 
@@ -92,8 +103,8 @@ def test_explorers_in_ipywidgets7(lab_server, lab_page, screenshot_dir):
         assert re.match(r"3\.", front["lab"] or ""), f"not JupyterLab 3: {front}"
         assert widgets_v.startswith("7."), f"the kernel runs ipywidgets {widgets_v}"
         explorers = rendered_explorers(page)
-        assert explorers.count() == len(ROWS), (
-            f"{explorers.count()} explorers drawn, {len(ROWS)} made")
+        assert explorers.count() == len(ROWS) + 1, (
+            f"{explorers.count()} explorers drawn, {len(ROWS) + 1} made")
         wait_for(lambda: all(explorers.nth(k).evaluate(JS_PICTURE)["loaded"]
                              for k in range(explorers.count())), CHANGE_TIMEOUT)
         dump = read_dump(page)
@@ -120,10 +131,23 @@ def test_explorers_in_ipywidgets7(lab_server, lab_page, screenshot_dir):
             xss = check_escaping(page, explorers.nth(k))
             if xss:
                 problems.append(f"{name}: {xss}")
+        # -- drawn for the screen: the room measured in JupyterLab 3
+        proj = explorers.nth(len(ROWS))
+        proj.evaluate("el => el.scrollIntoView({block: 'start'})")
+        wait_for(lambda: fit_of(proj)["height"] > 0.6 * fit_of(proj)["area"], 10)
+        fit = fit_of(proj)
+        print("drawn for the screen:", size_line("04 for the screen", fit))
+        if not 0.6 * fit["area"] <= fit["height"] <= fit["area"] + 0.5:
+            problems.append(f"drawn for the screen: {fit['height']:.0f} px tall in a "
+                            f"notebook area of {fit['area']:.0f} px (want 60-100%)")
         if latencies:
             latencies.sort()
             print(f"pointer move to read-out (next frame), {len(latencies)} moves: "
                   f"median {latencies[len(latencies) // 2]:.1f} ms, max "
                   f"{latencies[-1]:.1f} ms (a shared machine: printed, not asserted)")
         problems += page.evaluate("window.__attnKernelErrors")
+        if lab_page.errors:
+            print("uncaught JavaScript errors:", *lab_page.errors, sep="\n  ")
+        problems += [f"JavaScript: {e}" for e in lab_page.errors
+                     if any(w in e for w in ("attn", "anywidget", "pointer"))]
         assert not problems, "\n".join(problems)
