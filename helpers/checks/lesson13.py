@@ -475,7 +475,8 @@ def check_ablation_ratio(fn, name):
                 "- 2], so take loss[start + length : start + 2 * length - 1]",
             ),
             (
-                cut[start + 12 : start + 23].mean() / base[start + 12 : start + 23].mean(),
+                cut[start + 12 : start + 23].mean()
+                / base[start + 12 : start + 23].mean(),
                 f"you used length 12 (the notebook's L?), but this test's length "
                 f"is {L}: use the argument length",
             ),

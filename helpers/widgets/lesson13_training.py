@@ -203,7 +203,8 @@ class TrainingMonitor:
             at = next(r for r in rows if r["step"] == mark[0])[kind][layer, mark[1]]
             right.plot([mark[0]], [at], marker="*", markersize=12, color="black",
                        linestyle="none")
-            right.annotate(f"{what}: twice chance\n(L{layer}H{mark[1]}, step {mark[0]:,})",
+            right.annotate(f"{what}: twice chance\n"
+                           f"(L{layer}H{mark[1]}, step {mark[0]:,})",
                            (mark[0], at), xytext=(-4, 14 + 22 * k),
                            textcoords="offset points", ha="right", fontsize=7,
                            arrowprops={"arrowstyle": "-", "color": "0.3"})

@@ -340,9 +340,9 @@ def _sliced(lo, hi, ablate=None):
 @pytest.mark.parametrize(
     "fn, words",
     [
-        (_sliced(lambda s, n: s + 12, lambda s, n: s + 23), "length 12"),   # the global L
-        (_sliced(lambda s, n: 21 + n, lambda s, n: 21 + 2 * n - 1), "empty"),  # global start
-        (_sliced(lambda s, n: s + n, lambda s, n: s + 2 * n - 2), "ends one token early"),
+        (_sliced(lambda s, n: s + 12, lambda s, n: s + 23), "length 12"),  # global L
+        (_sliced(lambda s, n: 21 + n, lambda s, n: 20 + 2 * n), "empty"),  # start = 21
+        (_sliced(lambda s, n: s + n, lambda s, n: s + 2 * n - 2), "ends one token"),
         (_sliced(lambda s, n: s + n, lambda s, n: s + 2 * n - 1, ablate=set),
          "set(head) takes the pair apart"),
     ],
