@@ -200,15 +200,17 @@ def test_training_panel_trains_only_when_started_and_keeps_the_model():
     assert panel.stop_button.disabled and "one BLAS thread" in panel.status.value
     before = panel.alt
     panel.start(wait=True)
-    assert panel.params is not None and panel.button.disabled
+    assert panel.params is not None and not panel.button.disabled  # train again
     assert panel.alt != before and "100" in panel.alt
     assert panel.status.value.startswith("one BLAS thread; done: 100 steps")
-    assert panel.button.description == "Trained: see panel.model"
+    assert panel.button.description == "Trained: see panel.model. Train again?"
     run = panel.model.run(list(range(1, 17)))
     assert run.attention.shape[-2:] == (16, 16)
-    drawn = panel.monitor.draws
-    panel.start()  # a second press does nothing
-    assert panel.monitor.draws == drawn
+    first = panel.model
+    panel.start(wait=True)  # after a run: a new run, from scratch
+    assert panel.model is not first and [r["step"] for r in panel.monitor.rows] == [
+        0, 50, 100]
+    assert panel.status.value.startswith("one BLAS thread; done: 100 steps")
 
 
 def test_training_panel_leaves_the_other_explorers_working_and_stops():
@@ -226,13 +228,17 @@ def test_training_panel_leaves_the_other_explorers_working_and_stops():
     explorer.new.click()                        # while the model trains
     assert explorer.text.value != before and explorer.update_count > count
     assert panel.running
+    thread = panel.thread
+    panel.start()                               # a press while it runs does nothing
+    assert panel.thread is thread
     panel.stop()
     panel.wait(120)
     assert not panel.running and panel.model is not None
     last = panel.log[-1]["step"]
     assert 0 < last < 16000 and panel.monitor.rows[-1]["step"] == last
-    assert panel.button.description == f"Stopped at step {last:,}: see panel.model"
-    assert panel.stop_button.disabled
+    assert panel.button.description == (f"Stopped at step {last:,}: see panel.model. "
+                                        "Train again?")
+    assert panel.stop_button.disabled and not panel.button.disabled
     assert f"stopped at step {last:,} after" in panel.status.value
 
 
@@ -279,5 +285,5 @@ def test_the_monitor_marks_the_rises_in_its_figure_and_text():
             "(layer 0 head 1)") in monitor.alt
     assert "prefix-matching score first reached twice chance at step 500" in monitor.alt
     notes = [t.get_text() for t in monitor.figure.axes[1].texts]
-    assert "previous token rises\n(L0H1, step 250)" in notes
-    assert "prefix matching rises\n(L1H0, step 500)" in notes
+    assert "previous token: twice chance\n(L0H1, step 250)" in notes
+    assert "prefix matching: twice chance\n(L1H0, step 500)" in notes

@@ -370,3 +370,28 @@ def test_ratio_interval_brackets_the_ratio_of_means():
     assert few[2] - few[1] > high - low              # fewer texts, a wider interval
     with pytest.raises(ValueError, match="same texts"):
         induction.ratio_interval(ablated[:3], intact[:4])
+
+
+def test_the_phase_change_figure_shows_the_training_loss_and_both_layer0_heads():
+    """Lesson 13's section 5: the small first step (a hand-over between the two
+    layer-0 heads, the training loss stepping down) is in the figure and its
+    text alternative, told from the log's numbers."""
+    from helpers.figures import inductionplots
+
+    step = np.arange(5) * 250
+    log = {"step": step, "train_loss": np.array([np.nan, 4.6, 4.2, 3.9, 3.5]),
+           "copy1_loss": np.full(5, 4.8),
+           "copy2_loss": np.array([4.8, 4.5, 4.4, 2.0, 1.0]),
+           "prev_0_0": np.array([0.09, 0.12, 0.07, 0.3, 0.4]),
+           "prev_0_1": np.array([0.09, 0.15, 0.23, 0.22, 0.21]),
+           "pm_1_0": np.array([0.03, 0.03, 0.04, 0.3, 0.5]),
+           "pm_1_1": np.full(5, 0.03)}
+    fig = inductionplots.phase_change(log, (0, 0), (1, 0), other_head=(1, 1),
+                                      other_prev=(0, 1), step_of_change=750)
+    left, right = fig.axes[:2]
+    assert "training loss" in [line.get_label() for line in left.lines]
+    labels = [line.get_label() for line in right.lines]
+    assert "previous token, layer 0 head 1" in labels
+    assert "training loss 4.6 at step 250, 3.5 at the end" in fig.alt
+    assert ("previous token, layer 0 head 1: 0.09 at step 0, highest 0.23 at "
+            "step 500") in fig.alt

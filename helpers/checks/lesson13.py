@@ -69,6 +69,11 @@ def _prefix_mistakes(A, start, L):
         "your indices start one early, at start - 1: the first copy's first "
         "token is at start, so the queries are start + length + j and the keys "
         "start + j + 1": A[..., q - 1, start + j].mean(-1),
+        "your queries are one early (start + length + j - 1), with the right "
+        "keys: the query is the token X seen again, start + length + j, and "
+        "its key the one after X's first occurrence, start + j + 1": A[
+            ..., q - 1, start + j + 1
+        ].mean(-1),
         "your queries are one late (start + length + j + 1): the query is the "
         "token X seen again, start + length + j, and its key the one after X's "
         "first occurrence, start + j + 1": A[..., q + 1, start + j + 1].mean(-1),
@@ -136,8 +141,17 @@ def check_prefix_matching_score(fn, name):
         if _close(got, expected):
             continue
         for why, value in _prefix_mistakes(A, start, L).items():
-            if _close(got, value):
+            if _close(got, value) and not np.allclose(value, 0.0):
                 raise _Fail(f"With start={start}, length={L}: {why}.")
+        if np.allclose(got, 0.0):
+            raise _Fail(
+                f"With start={start}, length={L} every score you gave is 0: "
+                "the weights you read lie above the diagonal, where the causal "
+                "mask leaves zeros (a key after its query), as reading "
+                "A[key, query] would. Rows are queries: the weight of query "
+                "start + length + j on key start + j + 1 is "
+                "A[..., start + length + j, start + j + 1]."
+            )
         raise _Fail(
             f"With start={start}, length={L} your {name} gave "
             f"{np.round(got, 4)}; expected {np.round(expected, 4)}: the mean "
@@ -202,7 +216,7 @@ def check_induction_qk(fn, name):
     sharp = circuits.SHARPNESS
     eye = np.eye(lay.V)
     if not np.allclose(M, sharp * eye, rtol=1e-4, atol=1e-4 * sharp):
-        _qk_diagnosis(blocks, M, sharp, lay)
+        _qk_diagnosis(blocks, M, sharp, lay, (W_K @ W_Q.T)[lay.token, lay.previous])
     # the block the spec asks for is right; anything else must do no harm
     extra = [ab for ab, v in blocks.items()
              if ab != ("token", "previous") and v > 1e-4 * sharp]
@@ -235,9 +249,10 @@ def check_induction_qk(fn, name):
     )
 
 
-def _qk_diagnosis(blocks, M, sharp, lay):
+def _qk_diagnosis(blocks, M, sharp, lay, M_swapped):
     """Raise the message for a token -> previous block that is not
-    ``sharp`` times the identity: say what the maps do instead."""
+    ``sharp`` times the identity: say what the maps do instead
+    (``M_swapped``: the same block with the two maps' order swapped)."""
     biggest = max(blocks, key=blocks.get)
     if blocks[biggest] == 0:
         raise _Fail(
@@ -246,6 +261,13 @@ def _qk_diagnosis(blocks, M, sharp, lay):
             "rows of each map."
         )
     if blocks[("token", "previous")] == 0 or biggest != ("token", "previous"):
+        if biggest == ("previous", "token") and np.allclose(
+                M_swapped, sharp * np.eye(lay.V), rtol=1e-4, atol=1e-4 * sharp):
+            raise _Fail(
+                "Your two matrices are right, but their order is swapped: you "
+                "returned (W_K, W_Q). Return W_Q first, then W_K: the query "
+                "reads layout.token, the key layout.previous."
+            )
         if biggest == ("token", "token"):
             raise _Fail(
                 "Your key reads the token subspace, so the head finds the "
@@ -285,6 +307,12 @@ def _qk_diagnosis(blocks, M, sharp, lay):
             f"the identities by sharpness ({sharp:g})."
         )
     d = np.diag(M)
+    if diagonal and np.allclose(d, -sharp):
+        raise _Fail(
+            f"The right tokens match, but with the wrong sign: a match scores "
+            f"{d[0]:g}, so the head attends AWAY from the token after the "
+            f"earlier X. Use +sharpness ({sharp:g}), not -sharpness."
+        )
     if diagonal and np.allclose(d, d[0]):
         hint = (" You multiplied both maps by sharpness: multiply one only."
                 if np.isclose(d[0], sharp**2) else
@@ -319,6 +347,12 @@ class _Guarded:
             raise TypeError(
                 f"ablate takes a set of (layer, head) pairs: ablate={{({la}, "
                 f"{hd})}}, with braces; ablate=({la}, {hd}) is a bare pair")
+        if (isinstance(ablate, set | frozenset) and ablate
+                and all(isinstance(x, int | np.integer) for x in ablate)):
+            raise TypeError(
+                f"ablate takes a set of (layer, head) pairs, but yours is "
+                f"{sorted(int(x) for x in ablate)}, plain numbers: set(head) "
+                "takes the pair apart. Write ablate={head}, with braces")
         return self._model.run(ids, ablate=ablate, **kwargs)
 
 
@@ -333,9 +367,8 @@ def check_ablation_ratio(fn, name):
         raise _Fail(f"the lesson's model could not be loaded ({exc}).") from None
     rep = induction.report()
     heads = [tuple(rep["induction_head"]), (0, 1)]  # (0, 1): swapping it shows
-    for k, head in enumerate(heads):
-        ids, start = induction.repeated_ids(model.vocab_size, 12, 5 + k, _SEED + k)
-        L = 12
+    for k, (head, L) in enumerate(zip(heads, (10, 9))):  # not the notebook's L = 12
+        ids, start = induction.repeated_ids(model.vocab_size, L, 5 + k, _SEED + k)
         result, _ = _call(
             fn,
             name,
@@ -350,6 +383,14 @@ def check_ablation_ratio(fn, name):
         if got.size != 1:
             raise _Fail(f"Your {name} returned shape {got.shape}; return one number.")
         got = float(got.reshape(()))
+        if np.isnan(got):
+            raise _Fail(
+                f"For head {head} your {name} gave nan, the mean of an empty "
+                f"slice: with start={start} and length={L} (this test's "
+                f"{len(ids)} tokens), loss[start + length : start + 2 * length "
+                "- 1] is not empty, so your slice uses other numbers. Use the "
+                "arguments start and length, not the notebook's own start and L."
+            )
         base = model.run(ids).loss_per_position()
         cut = model.run(ids, ablate={head}).loss_per_position()
         b1, b2 = induction.copy_losses(base, start, L)
@@ -425,6 +466,19 @@ def check_ablation_ratio(fn, name):
                 "loss[t] predicts token t + 1, so loss[start + length] is the "
                 "second copy's second token, the first one a model can predict; "
                 "take loss[start + length : start + 2 * length - 1]",
+            ),
+            (
+                cut[start + L : start + 2 * L - 2].mean()
+                / base[start + L : start + 2 * L - 2].mean(),
+                "your slice ends one token early, at start + 2 * length - 2: "
+                "the second copy's last prediction is loss[start + 2 * length "
+                "- 2], so take loss[start + length : start + 2 * length - 1]",
+            ),
+            (
+                cut[start + 12 : start + 23].mean()
+                / base[start + 12 : start + 23].mean(),
+                f"you used length 12 (the notebook's L?), but this test's length "
+                f"is {L}: use the argument length",
             ),
             (
                 c2 / c1,

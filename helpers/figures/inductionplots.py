@@ -45,6 +45,8 @@ SCHEME = {
     "previous-token head": {"color": "#1f77b4", "ls": "-", "marker": "o"},
     "induction head": {"color": "#d62728", "ls": "-", "marker": "s"},
     "other head": {"color": "#9467bd", "ls": ":", "marker": "D"},
+    "other previous-token head": {"color": "#17becf", "ls": "--", "marker": "^"},
+    "training loss": {"color": "0.15", "ls": "-."},
     "whole model": {"color": "0.15", "ls": "-", "marker": ".", "hatch": ""},
     "ablated": {"color": "#ff7f0e", "ls": "--", "marker": "x", "hatch": "////"},
     "control": {"color": "0.45", "ls": ":", "marker": "x"},
@@ -324,11 +326,14 @@ def phase_change(
     recipe_step=None,
     chance=None,
     other_head=None,
+    other_prev=None,
     title="The phase change, from the training log",
 ):
-    """Left: the probe's first- and second-copy loss against the step. Right:
-    the named previous-token head's score and the induction head's prefix
-    matching (and ``other_head``'s, a second layer-1 head, dashed).
+    """Left: the probe's first- and second-copy loss against the step, and the
+    training loss (``log["train_loss"]``, where it is a number). Right: the
+    named previous-token head's score and the induction head's prefix
+    matching (and ``other_head``'s, a second layer-1 head, dotted;
+    ``other_prev``'s previous-token score, a second layer-0 head, dashed).
     ``step_of_change`` draws a dotted line on both; ``recipe_step`` a
     dash-dotted one where the training recipe changes; ``chance`` ``{"loss":
     ln V, "previous token": ..., "prefix matching": ...}`` draws each chance
@@ -341,7 +346,11 @@ def phase_change(
               markersize=3, **line_style("first copy"))
     left.plot(step, log["copy2_loss"], label="second copy", markevery=8,
               markersize=3, **line_style("second copy"))
-    left.set(xlabel="training step", ylabel="loss (nats)", title="Copy losses")
+    trained = np.isfinite(log["train_loss"]) if "train_loss" in log else None
+    if trained is not None and trained.any():
+        left.plot(step[trained], log["train_loss"][trained], label="training loss",
+                  linewidth=1, **line_style("training loss"))
+    left.set(xlabel="training step", ylabel="loss (nats)", title="Losses")
     left.set_ylim(0, 1.15 * max(np.nanmax(log["copy1_loss"]), chance.get("loss", 0)))
     lp, hp = prev_head
     li, hi = ind_head
@@ -351,6 +360,10 @@ def phase_change(
         (log[f"pm_{li}_{hi}"], "induction head",
          f"prefix matching, layer {li} head {hi}"),
     ]
+    if other_prev is not None:
+        lo, ho = other_prev
+        curves.insert(1, (log[f"prev_{lo}_{ho}"], "other previous-token head",
+                          f"previous token, layer {lo} head {ho}"))
     if other_head is not None:
         lo, ho = other_head
         curves.append((log[f"pm_{lo}_{ho}"], "other head",
@@ -392,9 +405,15 @@ def phase_change(
                     ("second-copy loss", log["copy2_loss"])):
         text.append(f"{name} {alt.number(y[0])} at step 0, {alt.number(y[-1])} at "
                     f"the end;")
+    if trained is not None and trained.any():
+        y = log["train_loss"][trained]
+        text.append(f"training loss {alt.number(y[0])} at step "
+                    f"{int(step[trained][0]):,}, {alt.number(y[-1])} at the end;")
     for y, _, label in curves:
-        text.append(f"{label}: {alt.number(y[0])} at step 0, {alt.number(y[-1])} "
-                    "at the end;")
+        top = int(np.nanargmax(y))
+        text.append(f"{label}: {alt.number(y[0])} at step 0, highest "
+                    f"{alt.number(y[top])} at step {int(step[top]):,}, "
+                    f"{alt.number(y[-1])} at the end;")
     if step_of_change is not None:
         k = int(np.searchsorted(step, step_of_change))
         text.append(f"a dotted line at step {step_of_change:,}, where the second "

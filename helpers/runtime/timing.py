@@ -13,7 +13,9 @@ timed cell run inside it with one thread. Their matrices are small
 (64 x 64 and less), so a second thread only adds hand-over costs, and on a
 shared machine (a JupyterHub node, a Binder pod that sees all of its host's
 cores) OpenBLAS's default of one thread per core made lesson 13's training
-about 8 times slower (issue 53).
+about 8 times slower (issue 53: 386 against 47-52 ms a step of
+``tools/train_induction.py --numpy``, on the project's 2-core machine under
+other load).
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ with its chance level. :func:`train_live` displays one and trains
     params, log, monitor = train_live()
 
 The monitor stars where a previous-token score and a prefix-matching score
-first reach twice chance (:func:`rises`). :class:`TrainingPanel` is the
+first reach twice chance (:func:`rises`), and draws a dotted "phase change"
+line where the probes' second copy first costs less than half the first (a
+third measure: the copy working, not a head's score). :class:`TrainingPanel` is the
 lesson's cell: Start and Stop buttons above a monitor, the run in a thread
 of its own (so the kernel stays free for the other explorers), the steps
 and the time left (:func:`time_left`).
@@ -108,7 +110,8 @@ def describe(row: dict, steps: int, phase_change=None, marks=None) -> str:
                           ("prefix-matching", 1, (marks or {}).get("pm")))
                       if m is not None)
             + ("" if phase_change is None else
-               f" The phase change came at step {phase_change:,}."))
+               f" The phase change (the second copy first costing less than "
+               f"half the first) came at step {phase_change:,}."))
 
 
 class TrainingMonitor:
@@ -126,12 +129,19 @@ class TrainingMonitor:
     """
 
     def __init__(self, steps: int, vocab_size: int = 128, recipe_change=None):
+        self._plan = int(steps), recipe_change
         self.n_steps = int(steps)
-        self.recipe_change, self.phase_change = recipe_change, None
         self.chance = chance_levels(vocab_size)
-        self.rows, self.draws, self.figure, self.png = [], 0, None, b""
-        self.marks = {"prev": None, "pm": None}  # the rises, (step, head)
+        self.draws, self.figure, self.png = 0, None, b""
         live_monitor_parts(self)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the rows: the figure of a run not started (a new run)."""
+        self.n_steps, self.recipe_change = self._plan
+        self.phase_change, self.rows = None, []
+        self.marks = {"prev": None, "pm": None}  # the rises, (step, head)
+        self.bar.max, self.bar.value = max(self.n_steps, 1), 0
         self.alt = describe(None, self.n_steps)
         self._draw()
 
@@ -193,12 +203,14 @@ class TrainingMonitor:
             at = next(r for r in rows if r["step"] == mark[0])[kind][layer, mark[1]]
             right.plot([mark[0]], [at], marker="*", markersize=12, color="black",
                        linestyle="none")
-            right.annotate(f"{what} rises\n(L{layer}H{mark[1]}, step {mark[0]:,})",
+            right.annotate(f"{what}: twice chance\n"
+                           f"(L{layer}H{mark[1]}, step {mark[0]:,})",
                            (mark[0], at), xytext=(-4, 14 + 22 * k),
                            textcoords="offset points", ha="right", fontsize=7,
                            arrowprops={"arrowstyle": "-", "color": "0.3"})
         right.legend(loc="upper left", fontsize=7)
-        marks = ((self.phase_change, "phase change", "phase change"),  # labelled
+        marks = ((self.phase_change, "phase change",  # labelled, defined
+                  "phase change (second copy < half the first)"),
                  (self.recipe_change, "recipe change", "recipe changes"))
         for k, (at, role, what) in enumerate(marks):
             if at is None or not 0 < at < self.n_steps:
@@ -279,8 +291,10 @@ class TrainingPanel:
     while it trains. The label shows the steps left and the time they take
     at the pace measured so far. The run fills ``.params``, ``.log`` and
     ``.model`` (a ``helpers.models.gpt`` model of the new weights: ``.model.run``,
-    ``ablate=``); Stop keeps the model trained so far. ``.start()`` and
-    ``.stop()`` do what the buttons do; ``.wait()`` waits for the end."""
+    ``ablate=``); Stop keeps the model trained so far. After a run, Start
+    (now "Train again") begins a new run from scratch; ``.model`` keeps the
+    last run's model until the new run ends. ``.start()`` and ``.stop()`` do
+    what the buttons do; ``.wait()`` waits for the end."""
 
     def __init__(self, every: int = 250, **changes):
         self.every, self.changes = int(every), changes
@@ -291,7 +305,7 @@ class TrainingPanel:
         self.params = self.log = self.model = self.thread = None
         self._stop = threading.Event()
         self.button = widgets.Button(
-            description=f"Start training ({ANNOUNCED})",
+            description=f"Start training ({ANNOUNCED} on a free core)",
             tooltip="Train lesson 13's model from scratch, in numpy, on one "
                     "core; the rest of the lesson keeps working meanwhile",
             layout=widgets.Layout(width="auto"))
@@ -311,10 +325,15 @@ class TrainingPanel:
         return self.thread is not None and self.thread.is_alive()
 
     def start(self, wait: bool = False):
-        """Start training in a thread (a second press does nothing);
-        ``wait=True`` returns only when it has ended."""
-        if self.thread is not None:
+        """Start training in a thread (a press while it runs does nothing;
+        after a run, a new run from scratch); ``wait=True`` returns only when
+        it has ended."""
+        if self.running:
             return
+        if self.thread is not None:  # a run has ended: train anew
+            self._stop.clear()
+            self.monitor.reset()
+            self.status.value = "one BLAS thread; not started"
         self.button.disabled, self.stop_button.disabled = True, False
         self.button.description = "Training…"
         self.thread = threading.Thread(target=self._run, daemon=True,
@@ -350,15 +369,17 @@ class TrainingPanel:
             self.model = gpt_training.as_model(params)
             step, seconds = log[-1]["step"], _minutes(log[-1]["seconds"])
             stopped = self._stop.is_set()
-            self.button.description = (f"Stopped at step {step:,}: see panel.model"
-                                       if stopped else "Trained: see panel.model")
+            self.button.description = (f"Stopped at step {step:,}: see panel.model. "
+                                       "Train again?" if stopped else
+                                       "Trained: see panel.model. Train again?")
             self.status.value = (f"one BLAS thread; stopped at step {step:,} after "
                                  f"{seconds}" if stopped else self.status.value)
         except Exception as exc:  # never a traceback from a button
             self.monitor.label.value = f"Training stopped: {type(exc).__name__}"
-            self.button.description = "Training stopped"
+            self.button.description = "Training stopped. Train again?"
         finally:
             self.stop_button.disabled = True
+            self.button.disabled = False  # a new run, from scratch
 
     @property
     def alt(self):

@@ -291,3 +291,63 @@ def test_the_second_copy_sliced_one_late_is_named(capsys):
 
     result, out = _verdict(checks.check_ablation_ratio, ablation_ratio, capsys)
     assert result is False and "one token late" in out, out
+
+
+# --- the second cold read's slips -------------------------------------------------
+def test_a_score_of_zero_is_not_called_a_transpose_unless_it_is_one(capsys):
+    result, out = _verdict(checks.check_prefix_matching_score,
+                           lambda A, s, L: np.zeros(A.shape[:-2]), capsys)
+    assert result is False and "every score you gave is 0" in out, out
+    assert "you read A[key, query]" not in out, out
+
+
+def test_queries_one_early_with_the_right_keys_are_named(capsys):
+    def prefix_matching_score(A, start, length):
+        j = np.arange(length - 1)
+        return A[..., start + length + j - 1, start + j + 1].mean(-1)
+
+    result, out = _verdict(checks.check_prefix_matching_score, prefix_matching_score,
+                           capsys)
+    assert result is False and "queries are one early" in out, out
+
+
+def test_a_negative_sharpness_is_named(capsys):
+    result, out = _verdict(checks.check_induction_qk,
+                           _qk("token", "previous", scale=-12.0), capsys)
+    assert result is False and "wrong sign" in out, out
+
+
+def test_maps_returned_in_the_wrong_order_are_named(capsys):
+    def induction_qk(layout, sharpness):
+        W_Q, W_K = lesson13.induction_qk(layout, sharpness)
+        return W_K, W_Q
+
+    result, out = _verdict(checks.check_induction_qk, induction_qk, capsys)
+    assert result is False and "order is swapped" in out, out
+
+
+def _sliced(lo, hi, ablate=None):
+    """An ablation ratio over ``loss[lo(start, length) : hi(start, length)]``."""
+    def ablation_ratio(model, ids, start, length, head):
+        cut = {head} if ablate is None else ablate(head)
+        a = model.run(ids, ablate=cut).loss_per_position()
+        b = model.run(ids).loss_per_position()
+        second = slice(lo(start, length), hi(start, length))
+        return a[second].mean() / b[second].mean()
+    return ablation_ratio
+
+
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (_sliced(lambda s, n: s + 12, lambda s, n: s + 23), "length 12"),  # global L
+        (_sliced(lambda s, n: 21 + n, lambda s, n: 20 + 2 * n), "empty"),  # start = 21
+        (_sliced(lambda s, n: s + n, lambda s, n: s + 2 * n - 2), "ends one token"),
+        (_sliced(lambda s, n: s + n, lambda s, n: s + 2 * n - 1, ablate=set),
+         "set(head) takes the pair apart"),
+    ],
+)
+def test_ablation_ratio_names_the_second_slips(fn, words, capsys):
+    result, out = _verdict(checks.check_ablation_ratio, fn, capsys)
+    assert result is False and out.startswith("Not quite:"), out
+    assert words in out, out
