@@ -268,4 +268,7 @@ def test_load_trained_names_a_missing_file(tmp_path):
 def test_next_model_learns_agreement():
     params, history, held_out = tm.train_next_model()
     assert history[-1] < history[0]
+    # held out means unseen: no test sentence is one the model trained on
+    train = {tuple(x) for x in tm.make_grammar_corpus(600, 0)}
+    assert held_out and not train & {tuple(x) for x in held_out}
     assert tm.evaluate_next(params, held_out)["agreement"] >= 0.9

@@ -119,8 +119,9 @@ def check_real_head(fn, model=None, text: str = REAL_HEAD_TEXT) -> bool:
                 # without b_Q, b_K adds q . b_K to every score of a row: the same
                 # for each key, so the softmax cannot tell whether it is there
                 raise _Fail(
-                    f"For {label}: b_Q is missing: Q = x @ W_Q + b_Q (and K = x @ "
-                    "W_K + b_K)."
+                    f"For {label}: b_Q is missing (b_K too, or not: without b_Q "
+                    "the weights are the same either way). Q = x @ W_Q + b_Q and "
+                    "K = x @ W_K + b_K."
                 )
             if np.allclose(got, tries["no_scale"], atol=1e-5):
                 raise _Fail(
@@ -325,7 +326,8 @@ def check_causal_head_pattern(fn, model=None, text: str = REAL_HEAD_TEXT) -> boo
                 f"For {label} your weights differ from the causal ones by up to "
                 f"{worst:.2g}. Build Q and K as in the exercise, then call "
                 "attention(Q, K, K, mask=np.tril(np.ones((n, n), dtype=bool))).")
-        return (f"{name} masks every real head it was given ({len(REAL_HEADS)} "
-                "heads) before the softmax, like a GPT-style decoder.")
+        return (f"{name} gives every real head it was given ({len(REAL_HEADS)} "
+                "heads) a causal pattern: later keys get weight 0 and each row "
+                "sums to 1, like a GPT-style decoder.")
 
     return check_causal_head_pattern(fn)
