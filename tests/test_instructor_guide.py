@@ -855,7 +855,7 @@ def test_in_class_words_the_guide_quotes_are_the_counters(guide, lesson):
     tools/wordcount counts for that lesson now."""
     from tools import wordcount
 
-    quoted = re.findall(r"in-class prose \(([\d,]+) words",
+    quoted = re.findall(r"in-class prose (?:\(|is )([\d,]+) words",
                         " ".join(lessons(guide)[lesson].split()))
     path = next((ROOT / "notebooks").glob(f"{lesson}_*.ipynb"))
     for number in quoted:
@@ -877,3 +877,17 @@ def test_the_guide_states_the_models_rates(guide):
                  f"at least {timemodel.ROW_SHARE:.0%}",
                  f"at least {timemodel.TOTAL_SHARE:.0%}"):
         assert said in text, said
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_the_model_minutes_the_guide_quotes_are_the_models(guide, lesson):
+    """"the time model gives this lesson N minutes" (everything in class but
+    the optional parts and the stretch) is what tools/timemodel.py gives now."""
+    body = " ".join(lessons(guide)[lesson].split())
+    model = timemodel.lesson_model(lesson, guide)
+    full = sum(m for h, m in model["sections"].items()
+               if h not in model["optional"]) + model["predict"]
+    for said in re.findall(r"time model gives this lesson (\d+) minutes", body):
+        assert int(said) == round(full), (
+            f"lesson {lesson}: the guide says {said} model minutes; "
+            f"python -m tools.timemodel {lesson} gives {full:.0f}")
