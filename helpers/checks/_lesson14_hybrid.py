@@ -44,8 +44,8 @@ def hybrid_mistakes(n, L, i, g, dh, hs, dk, dv, b):
          "keep a state"),
         (total(full, lin + 1), "off by one: n_layers - n_layers // interval layers "
          "keep a state, not one more"),
-        (cache + state // b, "bytes_per_value multiplies the cache only: the state "
-         "is stored in the same format, times bytes_per_value too"),
+        (cache + state // b, "you multiplied only the cache by bytes_per_value: the "
+         "state is stored in the same format and needs it too"),
         (total(full, lin, dk * dk), "the state is d_k x d_v numbers per head, not "
          "d_k x d_k"),
         ((cache + state) / 2**30, "that is GiB: return bytes (the lesson divides by "
@@ -77,14 +77,17 @@ def hybrid_mistakes(n, L, i, g, dh, hs, dk, dv, b):
          "n_layers - n_layers // interval layers keep one"),
         (2 * full * g * dk * b * n + state, "each cached key and value has d_head "
          "numbers, not d_k (d_k is the state's key size)"),
-        (cache // b + state, "bytes_per_value multiplies the state only: the KV "
-         "cache is stored in the same format, times bytes_per_value too"),
+        (cache // b + state, "you multiplied only the state by bytes_per_value: the "
+         "KV cache is stored in the same format and needs it too"),
         (2 * (cache + state), "you doubled the whole result: only the KV cache "
          "has the factor 2 (a key and a value per head and token); the state is "
          "one d_k x d_v matrix per head"),
         (reference_hybrid_bytes(n, L, i, g, dh, hs, dk, dv, 2) if b != 2 else None,
          "bytes_per_value was ignored: you used 2 bytes per number whatever "
          "bytes_per_value is; multiply by the argument"),
+        (total(full, L - i), "n_layers - interval is not the number of state "
+         "layers: n_layers // interval layers are full attention, the other "
+         "n_layers - n_layers // interval keep a state"),
         (total(i, L - i), "interval is the spacing of the full-attention layers "
          "(every interval-th layer), not their number: there are "
          "n_layers // interval of them"),

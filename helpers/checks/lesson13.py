@@ -264,9 +264,10 @@ def _qk_diagnosis(blocks, M, sharp, lay, M_swapped):
         if biggest == ("previous", "token") and np.allclose(
                 M_swapped, sharp * np.eye(lay.V), rtol=1e-4, atol=1e-4 * sharp):
             raise _Fail(
-                "Your two matrices are right, but their order is swapped: you "
-                "returned (W_K, W_Q). Return W_Q first, then W_K: the query "
-                "reads layout.token, the key layout.previous."
+                "Query and key are swapped: either their order is swapped (you "
+                "returned (W_K, W_Q)), or your query reads layout.previous and "
+                "your key layout.token. Return W_Q first, reading layout.token, "
+                "then W_K, reading layout.previous."
             )
         if biggest == ("token", "token"):
             raise _Fail(

@@ -351,3 +351,11 @@ def test_ablation_ratio_names_the_second_slips(fn, words, capsys):
     result, out = _verdict(checks.check_ablation_ratio, fn, capsys)
     assert result is False and out.startswith("Not quite:"), out
     assert words in out, out
+
+
+def test_query_reading_previous_and_key_reading_token_is_named(capsys):
+    # the sharpness on the query's map: both readings swapped, not the order
+    result, out = _verdict(checks.check_induction_qk,
+                           _qk("previous", "token", scale=12.0), capsys)
+    assert result is False and "Query and key are swapped" in out, out
+    assert "query reads layout.previous" in out, out

@@ -59,6 +59,8 @@ def _full(n, L, i):
      + (L - L // i) * hs * dk * dv * b * n, "multiplied the state by the number"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * L * g * dh * b * n
      + L * hs * dk * dv * b, "counted every layer twice"),
+    (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * b * n
+     + (L - i) * hs * dk * dv * b, "n_layers - interval is not"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: (L // i) * g * dh * b * n
      + (L - L // i) * hs * dk * dv * b, "a key AND a value"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * b * n,
@@ -75,7 +77,7 @@ def _full(n, L, i):
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i + 1) * g * dh * b * n
      + (L - L // i - 1) * hs * dk * dv * b, "not one more"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * b * n
-     + (L - L // i) * hs * dk * dv, "multiplies the cache only"),
+     + (L - L // i) * hs * dk * dv, "multiplied only the cache"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * b * n
      + (L - L // i) * hs * dk * dk * b, "not d_k x d_k"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: (2 * (L // i) * g * dh * b * n
@@ -249,7 +251,7 @@ outer = np.outer
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dk * b * n
      + (L - L // i) * hs * dk * dv * b, "not d_k"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (L // i) * g * dh * n
-     + (L - L // i) * hs * dk * dv * b, "multiplies the state only"),
+     + (L - L // i) * hs * dk * dv * b, "multiplied only the state"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * i * g * dh * b * n
      + (L - i) * hs * dk * dv * b, "not their number"),
     (lambda n, L, i, g, dh, hs, dk, dv, b=2: 2 * (-(-L // i)) * g * dh * b * n
