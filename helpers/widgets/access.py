@@ -73,7 +73,12 @@ function attach(model, el) {
           && /auto|scroll/.test(getComputedStyle(nb).overflowY) ? nb : null);
     const top = r.top + (window.scrollY || 0);
     const high = area ? area.clientHeight - 24 : window.innerHeight - top - 8;
-    const room = [Math.floor(root.clientWidth),
+    // the width the explorer may take: its box is as wide as its content
+    // where a flex row holds it (the playground's page), so the room is
+    // measured to the right edge of the notebook area or the window
+    const right = area ? area.getBoundingClientRect().right - 24
+      : document.documentElement.clientWidth - 16;
+    const room = [Math.floor(Math.max(root.clientWidth, right - r.left)),
                   Math.floor(high - (r.height - shown))];
     if (sent && Math.abs(sent[0] - room[0]) < 8
         && Math.abs(sent[1] - room[1]) < 8) return;

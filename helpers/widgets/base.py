@@ -173,7 +173,7 @@ class Explorer(ScreenFit, SaveAndDisplay, widgets.VBox):
         extra = tuple(w for w in (self.access, self.pointer) if w is not None)
         if self.access is not None:
             self.access.layout.display = "none"
-        shown = tuple(controls) + guess.row(self)  # issue 51 hook: Guess first
+        shown = guess.with_row(tuple(controls), guess.row(self))  # issue 51 hook
         self.children = shown + (self.picture, self.message_label,
                                  widgets.HTML(value=MESSAGE_STYLE)) + extra
         self.add_class("attn-explorer")

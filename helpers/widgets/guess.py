@@ -158,6 +158,23 @@ def row(explorer) -> tuple:
     return (widgets.HBox([explorer.guess_toggle, explorer.reveal_button, *more]),)
 
 
+def with_row(controls: tuple, row: tuple) -> tuple:
+    """``controls`` with the Guess/Reveal/Lines ``row`` (from :func:`row`)
+    joined to their last row when that is a row of inputs or a button (one
+    row less above the picture: more room for it on a short screen), else
+    below them."""
+    import ipywidgets as widgets
+
+    if not row or not controls:
+        return controls + row
+    last = controls[-1]
+    if isinstance(last, widgets.HBox):
+        return controls[:-1] + (widgets.HBox([*last.children, *row[0].children]),)
+    if isinstance(last, widgets.Button):
+        return controls[:-1] + (widgets.HBox([last, *row[0].children]),)
+    return controls + row
+
+
 def _grids(explorer):
     """The grids of the picture (the pointer's map) as numbers."""
     out = []
