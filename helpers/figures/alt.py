@@ -102,16 +102,89 @@ def grid(values, row_labels: Sequence[str] | None = None,
     else:
         parts.append(f"Strongest {cols} of each {rows}:")
     bits = []
+    weights = _is_weights(data)
     for i in told:
         row = data[i]
         if row.count() == 0:
             bits.append(f"{_label(row_labels, i)}: none")
             continue
-        j = int(np.ma.argmax(row))
-        bits.append(f"{_label(row_labels, i)} → {_label(col_labels, j)} "
-                    f"{number(row[j])}")
+        bits.append(f"{_label(row_labels, i)} → "
+                    + strongest(row, col_labels, weights=weights,
+                                spread=_spread(data)))
     parts.append("; ".join(bits) + ".")
     return " ".join(parts)
+
+
+# -- never over-claim: flat rows and ties -------------------------------------
+FLAT_MARGIN = 0.05  # a weight row whose largest weight is within
+#                     min(FLAT_MARGIN, 0.25 / m) of uniform 1/m is "spread out"
+FLAT_SHARE = 0.05  # any other row is flat when its spread is at most this
+#                    share of the whole grid's range
+
+
+def _is_weights(data) -> bool:
+    """Rows of attention weights: no negative cell, each row summing to 1
+    over its cells (masked, NaN and -inf cells left out)."""
+    finite = np.ma.masked_invalid(data)
+    if finite.count() == 0 or finite.min() < -1e-9:
+        return False
+    sums = finite.sum(axis=-1).compressed() if finite.ndim > 1 else \
+        np.atleast_1d(finite.sum())
+    return bool(np.allclose(sums, 1.0, atol=1e-3))
+
+
+def _spread(data) -> float:
+    finite = np.ma.masked_invalid(data)
+    return float(finite.max() - finite.min()) if finite.count() else 0.0
+
+
+def is_flat(row, *, weights: bool | None = None, spread: float | None = None
+            ) -> bool:
+    """Whether ``row`` (a 1-D array; masked, NaN, -inf cells left out) has no
+    strongest column worth naming. A row of weights is flat when its largest
+    weight is within ``min(FLAT_MARGIN, 0.25 / m)`` of uniform ``1 / m``
+    (``m`` keys with a weight above 0, at least 2): 0.09 on each of 11 keys
+    is spread out, not "looks at the first". Any other row is flat when its
+    largest and smallest differ by at most ``FLAT_SHARE`` of ``spread`` (the
+    whole grid's range; the row's own when not given)."""
+    row = np.ma.masked_invalid(np.ma.asarray(row, dtype=float)).compressed()
+    if row.size < 2:
+        return False
+    if weights is None:
+        weights = _is_weights(row)
+    if weights:
+        m = int((row > 0).sum())
+        return m >= 2 and row.max() <= 1.0 / m + min(FLAT_MARGIN, 0.25 / m)
+    whole = float(np.ptp(row)) if spread is None else spread
+    return bool(np.ptp(row) <= FLAT_SHARE * whole) if whole > 0 else True
+
+
+def strongest(row, labels=None, *, weights: bool | None = None,
+              spread: float | None = None) -> str:
+    """A row's strongest column in words, never over-claiming: "'sat' 0.62";
+    a tie (equal to the rounding shown) as "'cat' and 'sat' tie at 0.4"; a
+    flat row (:func:`is_flat`) as "spread out, all near 0.09"."""
+    row = np.ma.masked_invalid(np.ma.asarray(row, dtype=float))
+    if row.count() == 0:
+        return "none"
+    if is_flat(row, weights=weights, spread=spread):
+        values = row.compressed()
+        if weights is None or weights:
+            values = values[values > 0] if (values > 0).sum() >= 2 else values
+        return (f"spread out, all near {number(values.mean())} (none stands "
+                f"out)")
+    filled = row.filled(-np.inf)
+    order = np.argsort(-filled, kind="stable")
+    top = number(filled[order[0]])
+    tied = [int(j) for j in order if np.isfinite(filled[j])
+            and number(filled[j]) == top]
+    if len(tied) == 1:
+        return f"{_label(labels, tied[0])} {top}"
+    names = [_label(labels, j) for j in tied[:3]]
+    more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
+    if len(names) == 2 and not more:
+        return f"{names[0]} and {names[1]} tie at {top}"
+    return f"{', '.join(names)}{more} tie at {top}"
 
 
 def series(name: str, x, y) -> str:
@@ -318,16 +391,28 @@ def top_cells(values, row_labels=None, col_labels=None, k=3, *,
 def habit(values, labels=None):
     """A square attention pattern's habit, in words, from each query's
     strongest key: ``(kind, phrase)``, ``kind`` one of "previous", "self",
-    "next", "first", "last" (a key most queries look at) or "mixed"."""
+    "next", "first", "last", "key" (a key most queries look at), "spread"
+    (most rows flat, :func:`is_flat`) or "mixed". Flat rows and ties cast
+    no vote: a row of 0.09 on each of 11 keys does not "look at" its first."""
     data = np.nan_to_num(np.asarray(values, dtype=float), nan=-np.inf)
     n, m = data.shape if data.ndim == 2 else (0, 0)
     if n == 0 or m == 0:
         return "empty", "no tokens"
     best = np.argmax(data, axis=1)
     rows = np.arange(n)
-    votes = {"previous": (rows >= 1, best == rows - 1),
-             "self": (rows < m, best == rows),
-             "next": (rows < m - 1, best == rows + 1)}
+    shown = np.ma.masked_invalid(np.asarray(values, dtype=float))
+    weights, spread = _is_weights(shown), _spread(shown)
+    flat = np.array([is_flat(shown[i], weights=weights, spread=spread)
+                     for i in range(n)])
+    # a row is a clear vote when it has one strongest key: not flat, no tie
+    top = np.sort(data, axis=1)[:, -2:] if m >= 2 else np.zeros((n, 2))
+    tie = np.array([m >= 2 and number(top[i, 0]) == number(top[i, 1])
+                    for i in range(n)])
+    clear = ~flat & ~tie
+    n_flat = int(flat.sum())
+    votes = {"previous": (rows >= 1, clear & (best == rows - 1)),
+             "self": (rows < m, clear & (best == rows)),
+             "next": (rows < m - 1, clear & (best == rows + 1))}
     for kind, (can, hit) in votes.items():
         if can.sum() >= 2 and hit[can].mean() >= 0.6:
             phrase = {"previous": "looks back one token",
@@ -335,12 +420,15 @@ def habit(values, labels=None):
                       "next": "looks one token ahead"}[kind]
             return kind, (f"{phrase} (in {int(hit[can].sum())} of "
                           f"{int(can.sum())} rows)")
-    counts = np.bincount(best, minlength=m)
+    counts = np.bincount(best[clear], minlength=m)
     j = int(np.argmax(counts))
     if n >= 2 and counts[j] >= 0.6 * n:
         kind = "first" if j == 0 else "last" if j == m - 1 else "key"
         return kind, (f"most queries look at {_label(labels, j)} "
                       f"({int(counts[j])} of {n})")
+    if n_flat >= 0.6 * n:
+        return "spread", (f"spread out: {n_flat} of {n} queries weigh their "
+                          f"keys about evenly")
     return "mixed", "no single habit: each query picks its own key"
 
 
@@ -354,7 +442,12 @@ def heads(patterns, titles, row_labels=None, col_labels=None, k=3) -> str:
             continue
         text = f"{title}: "
         if W.shape[0] == W.shape[1]:
-            text += habit(W, col_labels)[1] + "; "
+            kind, phrase = habit(W, col_labels)
+            if kind == "spread":  # no cell stands out: naming one over-claims
+                parts.append(text + phrase + ", largest weight "
+                             + number(np.nanmax(W)))
+                continue
+            text += phrase + "; "
         parts.append(text + "strongest " + top_cells(W, row_labels, col_labels, k))
     return ". ".join(parts) + "."
 
