@@ -41,9 +41,54 @@ def number(value) -> str:
 
 
 def _label(labels, i) -> str:
+    """Label ``i`` as a listener should hear it (:func:`spoken`), quoted; a
+    label that occurs more than once carries its place: "'shrew' (2nd)"."""
     if labels is not None and 0 <= i < len(labels) and str(labels[i]).strip():
-        return f"'{labels[i]}'"
+        text = f"'{spoken(labels[i])}'"
+        same = [k for k, other in enumerate(labels) if other == labels[i]]
+        if len(same) > 1:
+            text += f" ({ordinal(same.index(i) + 1)})"
+        return text
     return str(i)
+
+
+def ordinal(k: int) -> str:
+    """1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
+    end = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(
+        k % 10, "th")
+    return f"{k}{end}"
+
+
+#: how a drawn token label's marks are read aloud: lesson 11's GPT draws a
+#: space as "·", a line break as "↵", a tab as "⇥", and a byte token holding
+#: part of a character as "�"
+_SPOKEN = {"\u00b7": ("space", "spaces"), "\u21b5": ("line break", "line breaks"),
+           "\u21e5": ("tab", "tabs"), "\ufffd": ("byte piece", "byte pieces"),
+           "\n": ("line break", "line breaks"), "\t": ("tab", "tabs")}
+
+
+def spoken(label) -> str:
+    """A token label in words a speech synthesiser reads well: "·the" ->
+    "space the", "↵" -> "line break", "��ber" -> "2 byte pieces, ber",
+    "··" -> "2 spaces"; other labels unchanged."""
+    label = str(label)
+    if not any(ch in _SPOKEN for ch in label):
+        return label
+    words, k = [], 0
+    while k < len(label):
+        ch = label[k]
+        if ch in _SPOKEN:
+            run = len(label) - k - len(label[k:].lstrip(ch))
+            one, many = _SPOKEN[ch]
+            words.append(one if run == 1 else f"{run} {many}")
+            k += run
+        else:
+            end = k
+            while end < len(label) and label[end] not in _SPOKEN:
+                end += 1
+            words.append(label[k:end])
+            k = end
+    return ", ".join(w for w in words if w.strip()) or "space"
 
 
 def _noun(label: str) -> str:
