@@ -446,7 +446,8 @@ def _model_heads_alt(W, labels, suptitle):
             kind, phrase = alt_text.habit(W[layer, head], labels)
             name = {"previous": "look back one token", "self": "look at itself",
                     "next": "look one token ahead", "mixed": "have no single habit",
-                    "spread": "spread their weight about evenly"}.get(kind, phrase.split(" (")[0].replace("most queries ", ""))
+                    "spread": "spread their weight about evenly"}.get(
+                        kind, phrase.split(" (")[0].replace("most queries ", ""))
             groups.setdefault(name, []).append(str(head))
         parts.append(f"Layer {layer}: " + "; ".join(
             _heads_phrase(hs, name, n_heads) for name, hs in groups.items()) + ".")
