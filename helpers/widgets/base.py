@@ -51,6 +51,7 @@ from helpers import style
 from helpers.figures import alt as alt_text
 from helpers.figures import numbers
 from helpers.widgets import saving
+from helpers.widgets import hearing
 from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, _sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
@@ -301,6 +302,7 @@ class Explorer(widgets.VBox):
 
     def _on_change(self, change=None):
         if not self._quiet:
+            self._last_change = change  # announced with the next picture
             self.refresh()
 
     def refresh(self):
@@ -392,11 +394,19 @@ class Explorer(widgets.VBox):
             text = ""
         if not text:
             text = f"{self._picture_name()}: {self._summary()}"
+        described = alt_text.clip(text)
         if self.message:
             text = f"{text} Note: {self.message}"
         self.alt = alt_text.clip(text)
+        # what the page hears (helpers.widgets.hearing): the alt without the
+        # message line (a live region of its own), and one announcement
+        self.announcement = hearing.announcement(
+            self, state, getattr(self, "_last_change", None))
+        self._last_change = None
         if self.access is not None:
-            self.access.alt = self.alt
+            self.access.alt = described
+            if self.announcement:
+                self.access.announce = self.announcement
 
     def _picture_name(self) -> str:
         """How the text alternative names the picture ("Attention pattern")."""
