@@ -127,7 +127,8 @@ def test_a_flat_row_is_announced_as_spread_out():
     class Ex:
         target = 2
 
-    text = hearing.announcement(Ex(), State(), {"owner": None, "new": 0.30000000000000004})
+    change = {"owner": None, "new": 0.30000000000000004}
+    text = hearing.announcement(Ex(), State(), change)
     assert text == "now 0.3. 'c' now spreads its weight out, all near 0.25."
 
 
