@@ -108,3 +108,24 @@ def spoken_text(text: str, limit: int = 60) -> str:
     tail = tail.replace("\n", " (line break) ").replace("\t", " (tab) ")
     tail = tail.replace("\ufffd", " (byte piece) ")
     return " ".join(tail.split()) or "(only spaces)"
+
+
+def split_note(text, pieces) -> str:
+    """Which typed characters were split into byte tokens, named: "'ü' is
+    2 bytes, split between tokens: a token holding part of a character
+    (a byte piece) is shown as \ufffd"."""
+    split = []
+    for ch in dict.fromkeys(text):
+        if ord(ch) > 127 and not any(ch in t for t in pieces):
+            split.append(ch)
+    if not split:
+        return ("A character of more than one byte is split between tokens: a "
+                "token holding part of it (a byte piece) is shown as \ufffd.")
+    named = ", ".join(f"'{ch}' ({len(ch.encode('utf-8'))} bytes)"
+                      for ch in split[:4])
+    more = f" and {len(split) - 4} more" if len(split) > 4 else ""
+    verb = "is" if len(split) == 1 else "are"
+    return (f"{named}{more} {verb} split into byte tokens (GPT-2 reads bytes, "
+            f"and a character outside plain English letters takes 2 to 4): a "
+            f"token holding part of a character (a byte piece) is shown as "
+            f"\ufffd.")

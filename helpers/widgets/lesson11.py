@@ -27,6 +27,7 @@ from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label, prob_text: the
     BOS_LABEL,
     PICTURE,
     ProbFormat,
+    split_note,
     bar_label,
     describe,
     prob_text,
@@ -195,7 +196,7 @@ class _GPTExplorer(Explorer):
             (shown < n, f"The picture shows the last {shown} of the {n} tokens"
              + (f" (one head at a time shows {MAX_SHOWN})" if shown < MAX_SHOWN
                 else "") + "; weight on earlier tokens is not drawn."),
-            (any("\ufffd" in t for t in pieces), _split_note(text, pieces)),
+            (any("\ufffd" in t for t in pieces), split_note(text, pieces)),
             (any(ord(c) < 32 and c not in "\n\r\t" or ord(c) == 127 for c in text),
              "Control characters (e.g. NUL) are tokens too, shown as \\x00 and "
              "the like."),
@@ -288,23 +289,3 @@ def gpt_explorer(prompt=None, layer=0, head=ALL_HEADS, temperature=1.0, top_p=1.
     return _GPTExplorer(_DEFAULT_PROMPT if prompt is None else prompt, layer, head,
                         temperature, top_p)
 
-
-def _split_note(text, pieces) -> str:
-    """Which typed characters were split into byte tokens, named: "'ü' is
-    2 bytes, split between tokens: a token holding part of a character
-    (a byte piece) is shown as \ufffd"."""
-    split = []
-    for ch in dict.fromkeys(text):
-        if ord(ch) > 127 and not any(ch in t for t in pieces):
-            split.append(ch)
-    if not split:
-        return ("A character of more than one byte is split between tokens: a "
-                "token holding part of it (a byte piece) is shown as \ufffd.")
-    named = ", ".join(f"'{ch}' ({len(ch.encode('utf-8'))} bytes)"
-                      for ch in split[:4])
-    more = f" and {len(split) - 4} more" if len(split) > 4 else ""
-    verb = "is" if len(split) == 1 else "are"
-    return (f"{named}{more} {verb} split into byte tokens (GPT-2 reads bytes, "
-            f"and a character outside plain English letters takes 2 to 4): a "
-            f"token holding part of a character (a byte piece) is shown as "
-            f"\ufffd.")
