@@ -180,3 +180,47 @@ def test_every_stored_picture_whose_alt_describes_a_grid_has_a_table_after_it():
                if GRID_ALT.search(text)
                and not re.match(r"\s*<details>.*?<table>.*?<th ", after, re.S)]
     assert missing == []
+
+
+def test_every_explorer_announces_a_change_with_a_number():
+    import ipywidgets as W
+
+    from helpers.widgets.base import _inputs
+
+    quiet = []
+    for row in widgets.EXPLORERS:
+        try:
+            ex = row.factory()
+        except Exception:  # a real model that is not here: its own tests
+            continue
+        box = next((w for w in _inputs(getattr(ex, "_controls", ()))
+                    if isinstance(w, (W.Text, W.Textarea))), None)
+        if box is None:
+            continue
+        box.value = box.value + " again"
+        ex.flush()
+        if not re.search(r"changed\. .*\d", ex.announcement):
+            quiet.append((row.lesson, row.title, ex.announcement))
+        ex.close()
+    assert quiet == []
+
+
+def test_the_memory_explorer_describes_its_state_grid():
+    from helpers.widgets import lesson14
+
+    ex = lesson14.memory_explorer()
+    S = np.asarray(ex.state)
+    assert "The state grid S: 16 key dimension rows × 16 value dimension " \
+           "columns" in ex.alt
+    i, j = np.unravel_index(int(np.argmax(np.abs(S))), S.shape)
+    assert f"'key {i}' → 'value {j}' {alt.number(S[i, j])}" in ex.alt
+    ex.close()
+
+
+def test_gpt_tokens_are_spoken_not_drawn():
+    from helpers.widgets.gpt_text import spoken_piece, spoken_text
+
+    assert spoken_piece("\n") == "line break" and spoken_piece(",") == "comma"
+    assert spoken_piece(" the") == "space, the"
+    assert spoken_piece("\ufffd\ufffdber") == "2 byte pieces, ber"
+    assert spoken_text("ROMEO:\nBut soft") == "ROMEO: (line break) But soft"

@@ -75,7 +75,7 @@ def describe(s, top_k) -> str:
     if s.empty:
         return f"{PICTURE}: empty. {s.placeholder}."
     text = spoken_text("".join(t for t in s.tokens if t != "<|endoftext|>"))
-    bars = ", ".join(f"'{spoken(bar_label(t))}' {prob_text(p)}" for t, p in s.top)
+    bars = ", ".join(f"'{spoken_piece(t)}' {prob_text(p)}" for t, p in s.top)
     cut = f", top-p {s._p:.2f}" if s._p else ""
     parts = [f"{PICTURE}. Prompt ends: {text}. Next token (T = {s._T:.2f}, "
              f"top-k {top_k}{cut}), {len(s.top)} bars: {bars}."]
@@ -129,3 +129,35 @@ def split_note(text, pieces) -> str:
             f"and a character outside plain English letters takes 2 to 4): a "
             f"token holding part of a character (a byte piece) is shown as "
             f"\ufffd.")
+
+
+def headline(s) -> str:
+    """What lesson 11's live region says after a change: the most likely
+    next token and where the last token looks, spelled for speech."""
+    if s.empty:
+        return s.placeholder
+    text = ""
+    if s.top:
+        piece, p = s.top[0]
+        text = f"Next token most likely '{spoken_piece(piece)}', {prob_text(p)}"
+    W = np.asarray(s.weights, dtype=float)
+    if s._choice != ALL_HEADS and W.ndim == 2 and W.size:
+        keys = [token_label(t) for t in s.tokens]
+        row = W[-1]
+        j = int(np.nanargmax(row))
+        text += (f"; the last token looks most at {_label(keys, j)}, "
+                 f"{number(row[j])}")
+    return text
+
+
+def spoken_piece(piece: str) -> str:
+    """A token as a listener should hear it: white space spelled ("line
+    break", "space"), punctuation named as on its bar ("comma"), a byte
+    piece named as such."""
+    piece = str(piece)
+    if not piece.strip():
+        return spoken(token_label(piece))
+    name = _NAMED.get(piece.lstrip(" "))
+    if name:
+        return ("space, " if piece.startswith(" ") else "") + name
+    return spoken(token_label(piece))

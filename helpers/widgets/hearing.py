@@ -69,10 +69,14 @@ def headline(explorer, state) -> str:
     if W.ndim == 1 and W.size:
         row, who = W, alt_text._label(tokens, i) if i is not None else "The row"
     elif W.ndim == 2 and W.size:
-        if i is None or i >= W.shape[0]:
-            top = alt_text.top_cells(W, tokens, keys, k=1)
-            return f"Strongest cell {top}" if top != "no cells" else "No cells"
-        row, who = W[i], alt_text._label(tokens, i)
+        lead = ""
+        if i is None or i >= W.shape[0]:  # no query chosen: the strongest cell
+            shown = np.where(np.isfinite(W), W, -np.inf)
+            if not np.isfinite(shown).any():
+                return "No cells"
+            i = int(np.unravel_index(int(np.argmax(shown)), W.shape)[0])
+            lead = "Strongest: "
+        row, who = W[i], lead + alt_text._label(tokens, i)
     else:
         return ""
     best = alt_text.strongest(row, keys)
@@ -80,7 +84,8 @@ def headline(explorer, state) -> str:
         return f"{who} now spreads its weight out, all near " + \
             best.split("all near ")[1].split(" (")[0]
     if " tie at " in best:
-        return f"{who} now looks equally at {best}"
+        names, value = best.rsplit(" tie at ", 1)
+        return f"{who} now looks equally at {names}, {value} each"
     label, _, value = best.rpartition(" ")
     return f"{who} now looks most at {label}, {value}"
 

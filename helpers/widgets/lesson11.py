@@ -28,6 +28,7 @@ from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label, prob_text: the
     PICTURE,
     ProbFormat,
     split_note,
+    headline as gpt_headline,
     bar_label,
     describe,
     prob_text,
@@ -203,6 +204,9 @@ class _GPTExplorer(Explorer):
             (any("?" in token_label(t) and "?" not in t for t in pieces),
              "Characters this font cannot draw are shown as '?'."),
         ] if wanted]
+
+    def _headline(self, s):
+        return gpt_headline(s)
 
     def _paint(self, art, s):
         single = s._choice != ALL_HEADS

@@ -28,6 +28,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from helpers import recall as R
+from helpers.figures import alt as alt_text
 from helpers.widgets.base import Explorer, State
 from helpers.widgets.controls import fit_dropdown
 from helpers.widgets.engine import _has_glyph, display_label
@@ -238,7 +239,13 @@ class _MemoryExplorer(Explorer):
         if failed:
             text += (f"; failed ({FAIL}): " + "; ".join(failed[:8])
                      + (f"; and {len(failed) - 8} more" if len(failed) > 8 else ""))
-        return text + "."
+        return text + ". " + _state_words(s)
+
+    def _headline(self, s):
+        """What the live region says after a change (helpers.widgets.hearing)."""
+        if s.empty:
+            return s.placeholder
+        return f"Recalled {s.recalled} of {s.asked} names"
 
     def _summary(self):
         s = self._state
@@ -257,3 +264,23 @@ def memory_explorer(facts=DEFAULT_FACTS, memory="delta", n=12, seed=0):
     read back, right room, cosine)}, ``.recalled`` of ``.asked``.
     """
     return _MemoryExplorer(facts, memory, n, seed)
+
+
+def _state_words(s) -> str:
+    """The grid on the left in words: its shape, its range and its four
+    largest numbers by size, each with its row and column."""
+    S = np.asarray(s.state, dtype=float)
+    if S.ndim != 2 or S.size == 0:
+        return ""
+    if s.memory_kind == "softmax":
+        rows = [str(s._lab[a]) for a in s._names][:S.shape[0]]
+        cols = [f"key {j}" for j in range(D)] + [f"value {j}" for j in range(D)]
+        what = f"The cache grid: {S.shape[0]} fact rows × {S.shape[1]} columns"
+    else:
+        rows = [f"key {i}" for i in range(S.shape[0])]
+        cols = [f"value {j}" for j in range(S.shape[1])]
+        what = (f"The state grid S: {S.shape[0]} key dimension rows × "
+                f"{S.shape[1]} value dimension columns")
+    return (f"{what}, numbers from {alt_text.number(S.min())} to "
+            f"{alt_text.number(S.max())}; largest by size: "
+            + alt_text.top_cells(S, rows, cols, k=4, by_size=True) + ".")
