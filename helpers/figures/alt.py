@@ -405,9 +405,43 @@ def describe(fig) -> str:
 
 
 def text_of(fig) -> str:
-    """The figure's own ``alt`` when it has one, else :func:`describe`."""
+    """The figure's own ``alt`` when it has one, with every panel it leaves
+    out (:func:`missing_panels`); else :func:`describe`."""
     own = getattr(fig, "alt", None)
-    return clip(own) if own else describe(fig)
+    if not own:
+        return describe(fig)
+    more = missing_panels(fig, own)
+    return clip(own + (" Also: " + " | ".join(more) + "." if more else ""))
+
+
+def panel(ax, text: str) -> None:
+    """Say what one panel of a figure shows (used by :func:`missing_panels`
+    when the figure's own ``alt`` does not say it)."""
+    ax._attn_alt = text
+
+
+def missing_panels(fig, own: str) -> list[str]:
+    """Every panel of a multi-panel figure that its own ``alt`` does not
+    describe, in words: a panel whose title the alt never names gets its
+    :func:`panel` text, else what :func:`describe` reads from it. A figure
+    that describes all of its panels in its own words sets
+    ``fig.alt_covers_panels = True``."""
+    if getattr(fig, "alt_covers_panels", False):
+        return []
+    axes = [ax for ax in fig.axes if ax.get_visible()
+            and ax.get_label() != "<colorbar>" and (ax.has_data() or ax.texts)]
+    if len(axes) < 2:
+        return []
+    said = plain(own).lower()
+    found = []
+    for ax in axes:
+        title = plain(ax.get_title())
+        if not title or title.lower() in said:
+            continue
+        text = getattr(ax, "_attn_alt", None) or _axes_text(ax)
+        if text and text.lower() not in said:
+            found.append(text if text.startswith(title) else f"{title}: {text}")
+    return found
 
 
 def img_html(png_base64: str, alt: str) -> str:
