@@ -343,3 +343,22 @@ def test_a_flat_row_of_scores_is_spread_out_against_the_grids_range():
     scores = np.array([[1.0, 1.01, 0.99], [5.0, -3.0, 0.0]])
     text = alt.grid(scores, ["a", "b"], TOKENS, what="score")
     assert "'a' → spread out, all near 1" in text and "'b' → 'the' 5" in text
+
+
+def test_a_panel_the_figures_own_alt_leaves_out_is_described_too():
+    from helpers.figures.common import AttentionFigure
+
+    fig = AttentionFigure()
+    left, right = fig.subplots(1, 2)
+    left.plot([0, 1, 2], [3.0, 1.0, 2.0], label="loss")
+    left.set_title("the loss")
+    right.bar([0, 1], [0.25, 0.75])
+    right.set_title("the shares")
+    fig.alt = "Training: the loss falls from 3 to 2."
+    text = alt.text_of(fig)
+    assert text.startswith("Training: the loss falls from 3 to 2. Also: the shares")
+    assert "0.75" in text and text.count("the loss") == 1
+    alt.panel(right, "the shares: 'b' takes 0.75")
+    assert alt.text_of(fig).endswith("Also: the shares: 'b' takes 0.75.")
+    fig.alt_covers_panels = True
+    assert alt.text_of(fig) == "Training: the loss falls from 3 to 2."

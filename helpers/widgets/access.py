@@ -161,7 +161,8 @@ function attach(model, el) {
       });
       // a slider moved by keys or pointer: its aria-valuetext follows
       new MutationObserver(() => hearing(model, root)).observe(root, {
-        subtree: true, attributes: true, attributeFilter: ["aria-valuenow"],
+        subtree: true, attributes: true,
+        attributeFilter: ["aria-valuenow", "aria-valuetext"],
         characterData: true});
     }
     apply();
