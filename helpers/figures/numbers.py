@@ -155,7 +155,8 @@ def table(grid: Grid) -> str:
                  + (f" and {len(cols)} of {m} columns" if len(cols) < m else "")
                  + ". Every number: <code>helpers.figures.numbers.save_csv("
                  "figure, &quot;grid.csv&quot;)</code> writes this grid as a CSV "
-                 "file (right after this cell, the figure is <code>_</code>).</p>")
+                 "file (when a cell ends with the figure, the next cell has it "
+                 "as <code>_</code>).</p>")
     return text
 
 
@@ -181,10 +182,10 @@ def from_rows(header, rows, caption: str = "") -> str:
     if not header or not rows:
         return ""
     esc = _escape
-    numbers = [v for r in rows for v in r[1:] if isinstance(v, (int, float, np.number))
-               and not isinstance(v, bool)]
-    big = bool(numbers) and max(abs(float(v)) for v in numbers
-                                if np.isfinite(float(v))) >= 100 if numbers else False
+    finite = [abs(float(v)) for r in rows for v in r[1:]
+              if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+              and np.isfinite(float(v))]
+    big = bool(finite) and max(finite) >= 100
 
     def cell(v):
         if isinstance(v, (float, np.floating)):
