@@ -362,3 +362,11 @@ def test_a_panel_the_figures_own_alt_leaves_out_is_described_too():
     assert alt.text_of(fig).endswith("Also: the shares: 'b' takes 0.75.")
     fig.alt_covers_panels = True
     assert alt.text_of(fig) == "Training: the loss falls from 3 to 2."
+
+
+def test_a_panel_described_in_other_words_is_not_described_twice():
+    fig = plots.both_conventions(A, TOKENS) if hasattr(plots, "both_conventions") \
+        else None
+    if fig is None:
+        pytest.skip("no both_conventions")
+    assert alt.missing_panels(fig, fig.alt) == []

@@ -439,9 +439,19 @@ def missing_panels(fig, own: str) -> list[str]:
         if not title or title.lower() in said:
             continue
         text = getattr(ax, "_attn_alt", None) or _axes_text(ax)
-        if text and text.lower() not in said:
+        if text and text.lower() not in said and not _same_numbers(text, own):
             found.append(text if text.startswith(title) else f"{title}: {text}")
     return found
+
+
+def _same_numbers(text: str, own: str) -> bool:
+    """Whether ``own`` already says most of the numbers of ``text`` (the
+    panel is described there in other words): at least half of its
+    decimals ("0.695"), when it has any."""
+    decimals = set(re.findall(r"-?\d*\.\d+(?:e[+-]\d+)?", text))
+    if not decimals:
+        return False
+    return sum(d in own for d in decimals) >= 0.5 * len(decimals)
 
 
 def img_html(png_base64: str, alt: str) -> str:
