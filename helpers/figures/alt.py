@@ -422,9 +422,11 @@ def panel(ax, text: str) -> None:
 
 def missing_panels(fig, own: str) -> list[str]:
     """Every panel of a multi-panel figure that its own ``alt`` does not
-    describe, in words: a panel whose title the alt never names gets its
-    :func:`panel` text, else what :func:`describe` reads from it. A figure
-    that describes all of its panels in its own words sets
+    describe, in words: each :func:`panel` text the alt does not hold, and
+    each grid panel (an image of numbers) whose title and numbers the alt
+    does not name, as :func:`describe` reads it. A line or point panel is
+    described only by its :func:`panel` text (its curves are summed up in
+    the figure's own words). A figure that describes all of its panels sets
     ``fig.alt_covers_panels = True``."""
     if getattr(fig, "alt_covers_panels", False):
         return []
@@ -436,11 +438,18 @@ def missing_panels(fig, own: str) -> list[str]:
     found = []
     for ax in axes:
         title = plain(ax.get_title())
-        if not title or title.lower() in said:
+        text = getattr(ax, "_attn_alt", None)
+        if text:  # what the figure function or the lesson said of it
+            if text.lower() not in said:
+                found.append(text)
             continue
-        text = getattr(ax, "_attn_alt", None) or _axes_text(ax)
-        if text and text.lower() not in said and not _same_numbers(text, own):
-            found.append(text if text.startswith(title) else f"{title}: {text}")
+        grids = [im for im in ax.get_images() if np.ndim(im.get_array()) == 2]
+        if not grids or (title and title.lower() in said):
+            continue  # lines and points: only what alt.panel says of them
+        text = _axes_text(ax)
+        if text and not _same_numbers(text, own):
+            found.append(text if not title or text.startswith(title)
+                         else f"{title}: {text}")
     return found
 
 
