@@ -421,46 +421,18 @@ def panel(ax, text: str) -> None:
 
 
 def missing_panels(fig, own: str) -> list[str]:
-    """Every panel of a multi-panel figure that its own ``alt`` does not
-    describe, in words: each :func:`panel` text the alt does not hold, and
-    each grid panel (an image of numbers) whose title and numbers the alt
-    does not name, as :func:`describe` reads it. A line or point panel is
-    described only by its :func:`panel` text (its curves are summed up in
-    the figure's own words). A figure that describes all of its panels sets
+    """The :func:`panel` texts of a figure's visible panels that its own
+    ``alt`` does not hold already: how a figure function, or a lesson, makes
+    sure that every panel the lesson refers to is described (a figure
+    without its own ``alt`` is described panel by panel by
+    :func:`describe`). A figure that says all of them in its own words sets
     ``fig.alt_covers_panels = True``."""
     if getattr(fig, "alt_covers_panels", False):
         return []
-    axes = [ax for ax in fig.axes if ax.get_visible()
-            and ax.get_label() != "<colorbar>" and (ax.has_data() or ax.texts)]
-    if len(axes) < 2:
-        return []
     said = plain(own).lower()
-    found = []
-    for ax in axes:
-        title = plain(ax.get_title())
-        text = getattr(ax, "_attn_alt", None)
-        if text:  # what the figure function or the lesson said of it
-            if text.lower() not in said:
-                found.append(text)
-            continue
-        grids = [im for im in ax.get_images() if np.ndim(im.get_array()) == 2]
-        if not grids or (title and title.lower() in said):
-            continue  # lines and points: only what alt.panel says of them
-        text = _axes_text(ax)
-        if text and not _same_numbers(text, own):
-            found.append(text if not title or text.startswith(title)
-                         else f"{title}: {text}")
-    return found
-
-
-def _same_numbers(text: str, own: str) -> bool:
-    """Whether ``own`` already says most of the numbers of ``text`` (the
-    panel is described there in other words): at least half of its
-    decimals ("0.695"), when it has any."""
-    decimals = set(re.findall(r"-?\d*\.\d+(?:e[+-]\d+)?", text))
-    if not decimals:
-        return False
-    return sum(d in own for d in decimals) >= 0.5 * len(decimals)
+    return [text for ax in fig.axes if ax.get_visible()
+            for text in [getattr(ax, "_attn_alt", None)]
+            if text and plain(text).lower() not in said]
 
 
 def img_html(png_base64: str, alt: str) -> str:
