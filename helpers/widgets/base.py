@@ -50,8 +50,7 @@ from matplotlib.figure import Figure
 from helpers import style
 from helpers.figures import alt as alt_text
 from helpers.figures import numbers
-from helpers.widgets import saving
-from helpers.widgets import hearing
+from helpers.widgets import hearing, saving
 from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, _sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
@@ -398,15 +397,7 @@ class Explorer(widgets.VBox):
         if self.message:
             text = f"{text} Note: {self.message}"
         self.alt = alt_text.clip(text)
-        # what the page hears (helpers.widgets.hearing): the alt without the
-        # message line (a live region of its own), and one announcement
-        self.announcement = hearing.announcement(
-            self, state, getattr(self, "_last_change", None))
-        self._last_change = None
-        if self.access is not None:
-            self.access.alt = described
-            if self.announcement:
-                self.access.announce = self.announcement
+        hearing.heard(self, state, described)  # the page's alt, one announcement
 
     def _picture_name(self) -> str:
         """How the text alternative names the picture ("Attention pattern")."""
@@ -596,8 +587,7 @@ def mime_bundle(text, png, widget, alt="", table=""):
     8 understand it. ``tools/execute.py`` drops the view when storing.
     The still picture also comes as ``text/html``, an ``<img>`` with the
     text alternative ``alt`` (``text`` when there is none), so that a stored
-    notebook's picture has one too, followed by ``table`` (the picture's
-    numbers as an HTML table, ``helpers.figures.numbers``).
+    notebook's picture has one too, then ``table`` (its numbers, as HTML).
     """
     data = {"text/plain": text}
     if png:

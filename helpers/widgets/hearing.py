@@ -106,6 +106,20 @@ def announcement(explorer, state, change) -> str:
     return alt_text.clip(text + "." if text else "", 240)
 
 
+def heard(explorer, state, described: str) -> None:
+    """After an explorer draws: ``.announcement`` for the change that led
+    here (cleared, so a redraw alone says nothing new), and what its page
+    hears, the alt without the message line (a live region of its own)."""
+    explorer.announcement = announcement(
+        explorer, state, getattr(explorer, "_last_change", None))
+    explorer._last_change = None
+    access = getattr(explorer, "access", None)
+    if access is not None:
+        access.alt = described
+        if explorer.announcement:
+            access.announce = explorer.announcement
+
+
 def watch_training(monitor) -> None:
     """Announce a training panel's progress: ``monitor.access.progress``
     follows its bar (the progress bar's ARIA values), and its live region
