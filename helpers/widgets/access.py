@@ -53,10 +53,15 @@ function hearing(model, root) {
       .forEach((h) => {
         const now = h.getAttribute("aria-valuenow");
         if (now === null) return;
+        // the read-out shows the widget's value with its own rounding; the
+        // slider library's aria-valuenow may be rounded otherwise (1.2 for
+        // 1.15) and its valuetext unrounded (0.15000000000000002)
         const shown = readout ? readout.textContent.trim() : "";
-        // the read-out's own rounding when it shows this value, else 6 decimals
-        const text = shown && Math.abs(Number(shown) - Number(now)) < 1e-9
-          ? shown : round(now);
+        const number = shown !== "" && Number.isFinite(Number(shown));
+        const text = shown || round(now);
+        if (number && h.getAttribute("aria-valuenow") !== shown) {
+          h.setAttribute("aria-valuenow", shown);
+        }
         if (h.getAttribute("aria-valuetext") !== text) {
           h.setAttribute("aria-valuetext", text);
         }
@@ -161,7 +166,7 @@ function attach(model, el) {
       });
       // a slider moved by keys or pointer: its aria-valuetext follows
       new MutationObserver(() => hearing(model, root)).observe(root, {
-        subtree: true, attributes: true,
+        subtree: true, attributes: true, childList: true,
         attributeFilter: ["aria-valuenow", "aria-valuetext"],
         characterData: true});
     }
