@@ -224,3 +224,41 @@ def test_what_a_screen_reader_hears_from_an_explorer(lab_server, lab_page):
         assert heard["sayRole"] == "status"
         said = heard["said"]
         assert said.startswith("Temperature: 1.15. "), said
+
+
+JS_OVERFLOW = """(root) => {
+  const out = [];
+  for (const el of [root, ...root.querySelectorAll('*')]) {
+    const s = getComputedStyle(el);
+    if (['auto', 'scroll'].includes(s.overflowX) && el.scrollWidth > el.clientWidth)
+      out.push(`${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+  }
+  const area = root.closest('.jp-OutputArea-output');
+  if (area && area.scrollWidth > area.clientWidth)
+    out.push(`output area: ${area.scrollWidth} > ${area.clientWidth}`);
+  return out;
+}"""
+
+
+def test_lesson_07s_explorer_has_no_horizontal_scrollbar(lab_server, lab_page):
+    """Issue 51 part 6: lesson 07's picture was 2 px wider than its box."""
+    from nbformat import v4
+    from test_browser import CHANGE_TIMEOUT, JS_PICTURE, notebook_open, \
+        rendered_explorers, run_all
+    from tools.common import SETUP_CELL
+
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                 "display_name": "Python 3 (ipykernel)"}
+    nb.cells = [v4.new_code_cell(SETUP_CELL), v4.new_code_cell(
+        "from helpers.widgets import lesson07\nlesson07.multi_head_explorer()")]
+    name = "scrollbar_check.ipynb"
+    nbformat.write(nb, str(lab_server.root / "notebooks" / name))
+    with notebook_open(lab_server, lab_page, f"notebooks/{name}",
+                       lab_server.root / "scrollbar") as page:
+        run_all(page, name)
+        explorer = rendered_explorers(page).first
+        picture = explorer.locator(".attn-picture").first
+        wait_for(lambda: picture.evaluate(JS_PICTURE)["loaded"], CHANGE_TIMEOUT)
+        time.sleep(0.5)
+        assert explorer.evaluate(JS_OVERFLOW) == []
