@@ -206,9 +206,12 @@ FOCUS_CSS = focus_css() + (
     # the announcement region: read, not shown
     " .attn-announce { position: absolute !important; width: 1px; height: 1px;"
     " overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }"
-    # a picture's border counts in its max-width: no 2-px scrollbar (lesson 07)
+    # a picture scaled down to its box (max-width 100%) keeps no side margin:
+    # with ipywidgets' 2 px margins it overflowed by 4 px, and its box showed
+    # a horizontal scrollbar (lesson 07's wide picture)
     " .attn-explorer img.attn-picture, .attn-explorer .attn-picture img"
-    " { box-sizing: border-box; }")
+    " { box-sizing: border-box; margin-left: 0 !important;"
+    " margin-right: 0 !important; }")
 
 
 def make_access(alt: str = ""):

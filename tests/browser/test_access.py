@@ -240,8 +240,15 @@ JS_OVERFLOW = """(root) => {
 }"""
 
 
+#: a sentence long enough that lesson 07's picture is wider than the output
+#: area at 1366 x 768 (938 px drawn for 934)
+WIDE_SENTENCE = ("the old fisherman pulled his boat onto the river bank at dawn "
+                 "and the shrew ran")
+
+
 def test_lesson_07s_explorer_has_no_horizontal_scrollbar(lab_server, lab_page):
-    """Issue 51 part 6: lesson 07's picture was 2 px wider than its box."""
+    """Issue 51 part 6: lesson 07's picture, wider than the output area and
+    scaled down to it, overflowed its box by its margins (a scrollbar)."""
     from nbformat import v4
     from test_browser import CHANGE_TIMEOUT, JS_PICTURE, notebook_open, \
         rendered_explorers, run_all
@@ -251,7 +258,8 @@ def test_lesson_07s_explorer_has_no_horizontal_scrollbar(lab_server, lab_page):
     nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
                                  "display_name": "Python 3 (ipykernel)"}
     nb.cells = [v4.new_code_cell(SETUP_CELL), v4.new_code_cell(
-        "from helpers.widgets import lesson07\nlesson07.multi_head_explorer()")]
+        "from helpers.widgets import lesson07\nlesson07.multi_head_explorer("
+        f"{WIDE_SENTENCE!r})")]
     name = "scrollbar_check.ipynb"
     nbformat.write(nb, str(lab_server.root / "notebooks" / name))
     with notebook_open(lab_server, lab_page, f"notebooks/{name}",
