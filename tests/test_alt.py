@@ -296,3 +296,78 @@ def test_every_stored_picture_of_lessons_00_to_10_has_its_own_alt():
         assert all(len(a) >= 20 for a in alts), path.name  # (a symbolic diagram
         # of lesson 07 has no number to say)
         assert len(set(alts)) == len(alts), path.name  # distinct within the lesson
+
+
+# ---------------------------------------------- never over-claim (issue 54) ---
+def test_a_flat_row_is_spread_out_not_looking_at_its_first_key():
+    rng = np.random.default_rng(0)
+    flat = np.full((3, 11), 1 / 11) + rng.uniform(-0.004, 0.004, (3, 11))
+    flat /= flat.sum(axis=1, keepdims=True)
+    words = [f"w{i}" for i in range(11)]
+    text = alt.grid(flat, words[:3], words)
+    assert "'w0' → spread out, all near 0.0909" in text
+    assert "→ 'w" not in text  # no key named as the strongest
+    assert alt.is_flat([0.5, 0.5]) and alt.is_flat([0.54, 0.46])
+    assert not alt.is_flat([0.7, 0.3]) and not alt.is_flat([1.0])
+    # 0.2 on one of 11 keys is more than a margin above 1/11: named
+    peaked = np.full(11, 0.08)
+    peaked[4] = 0.2
+    assert alt.strongest(peaked, words) == "'w4' 0.2"
+
+
+def test_a_flat_square_pattern_has_no_habit_and_no_strongest_cells():
+    n = 11
+    W = np.tril(np.ones((n, n)))  # causal and uniform over the allowed keys
+    W = W / W.sum(axis=1, keepdims=True)
+    W[0] = 0
+    W[0, 0] = 1.0
+    kind, phrase = alt.habit(np.full((n, n), 1 / n), [f"t{i}" for i in range(n)])
+    assert kind == "spread" and "most queries look at" not in phrase
+    text = alt.heads([np.full((n, n), 1 / n)], ["hand-built"])
+    assert "strongest" not in text and "spread out" in text
+    # a causal uniform pattern: row i spreads over its i + 1 keys
+    assert alt.habit(W)[0] == "spread"
+
+
+def test_ties_are_named_as_ties():
+    assert alt.strongest([0.4, 0.4, 0.2], TOKENS) == "'the' and 'cat' tie at 0.4"
+    assert alt.strongest([0.32, 0.32, 0.32, 0.04], TOKENS + ["on"]) == \
+        "'the', 'cat', 'sat' tie at 0.32"
+    text = alt.grid(np.array([[0.45, 0.45, 0.1], [0.1, 0.1, 0.8]]), TOKENS[:2], TOKENS)
+    assert "'the' → 'the' and 'cat' tie at 0.45; 'cat' → 'sat' 0.8." in text
+    # a row of ties casts no vote for "looks at its first key"
+    tied = np.array([[0.5, 0.5, 0], [0.45, 0.45, 0.1], [0.4, 0.4, 0.2]])
+    assert alt.habit(tied)[0] != "first"
+
+
+def test_a_flat_row_of_scores_is_spread_out_against_the_grids_range():
+    scores = np.array([[1.0, 1.01, 0.99], [5.0, -3.0, 0.0]])
+    text = alt.grid(scores, ["a", "b"], TOKENS, what="score")
+    assert "'a' → spread out, all near 1" in text and "'b' → 'the' 5" in text
+
+
+def test_a_panel_the_figures_own_alt_leaves_out_is_described_too():
+    from helpers.figures.common import AttentionFigure
+
+    fig = AttentionFigure()
+    left, right = fig.subplots(1, 2)
+    left.plot([0, 1, 2], [3.0, 1.0, 2.0], label="loss")
+    left.set_title("the loss")
+    right.bar([0, 1], [0.25, 0.75])
+    right.set_title("the shares")
+    fig.alt = "Training: the loss falls from 3 to 2."
+    assert alt.text_of(fig) == fig.alt  # nothing added unless a panel says so
+    alt.panel(left, "the loss falls from 3 to 2")  # already said: not repeated
+    assert alt.text_of(fig) == fig.alt
+    alt.panel(right, "the shares: 'b' takes 0.75")
+    assert alt.text_of(fig).endswith("Also: the shares: 'b' takes 0.75.")
+    fig.alt_covers_panels = True
+    assert alt.text_of(fig) == "Training: the loss falls from 3 to 2."
+
+
+def test_a_panel_described_in_other_words_is_not_described_twice():
+    fig = plots.both_conventions(A, TOKENS) if hasattr(plots, "both_conventions") \
+        else None
+    if fig is None:
+        pytest.skip("no both_conventions")
+    assert alt.missing_panels(fig, fig.alt) == []

@@ -393,3 +393,14 @@ def test_the_default_prompt_needs_no_note():
     if ex.model is not None:
         assert len(ex.tokens) <= lesson11.ALL_HEADS_SHOWN and ex.message == ""
     ex.close()
+
+
+@needs_model
+def test_a_split_letter_is_named_and_the_alt_reads_well_aloud(explorer):
+    explorer.head.value = 2
+    explorer.prompt.value = "Ich gehe über die Brücke.\nDanke"
+    assert "'ü' (2 bytes)" in explorer.message
+    assert "emoji" not in explorer.message
+    alt = explorer.alt
+    assert "\u00b7" not in alt and "\u21b5" not in alt  # no drawn marks
+    assert "Prompt ends: " in alt and "(line break) Danke" in alt

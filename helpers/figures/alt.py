@@ -41,9 +41,54 @@ def number(value) -> str:
 
 
 def _label(labels, i) -> str:
+    """Label ``i`` as a listener should hear it (:func:`spoken`), quoted; a
+    label that occurs more than once carries its place: "'shrew' (2nd)"."""
     if labels is not None and 0 <= i < len(labels) and str(labels[i]).strip():
-        return f"'{labels[i]}'"
+        text = f"'{spoken(labels[i])}'"
+        same = [k for k, other in enumerate(labels) if other == labels[i]]
+        if len(same) > 1:
+            text += f" ({ordinal(same.index(i) + 1)})"
+        return text
     return str(i)
+
+
+def ordinal(k: int) -> str:
+    """1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
+    end = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(
+        k % 10, "th")
+    return f"{k}{end}"
+
+
+#: how a drawn token label's marks are read aloud: lesson 11's GPT draws a
+#: space as "·", a line break as "↵", a tab as "⇥", and a byte token holding
+#: part of a character as "�"
+_SPOKEN = {"\u00b7": ("space", "spaces"), "\u21b5": ("line break", "line breaks"),
+           "\u21e5": ("tab", "tabs"), "\ufffd": ("byte piece", "byte pieces"),
+           "\n": ("line break", "line breaks"), "\t": ("tab", "tabs")}
+
+
+def spoken(label) -> str:
+    """A token label in words a speech synthesiser reads well: "·the" ->
+    "space the", "↵" -> "line break", "��ber" -> "2 byte pieces, ber",
+    "··" -> "2 spaces"; other labels unchanged."""
+    label = str(label)
+    if not any(ch in _SPOKEN for ch in label):
+        return label
+    words, k = [], 0
+    while k < len(label):
+        ch = label[k]
+        if ch in _SPOKEN:
+            run = len(label) - k - len(label[k:].lstrip(ch))
+            one, many = _SPOKEN[ch]
+            words.append(one if run == 1 else f"{run} {many}")
+            k += run
+        else:
+            end = k
+            while end < len(label) and label[end] not in _SPOKEN:
+                end += 1
+            words.append(label[k:end])
+            k = end
+    return ", ".join(w for w in words if w.strip()) or "space"
 
 
 def _noun(label: str) -> str:
@@ -102,16 +147,89 @@ def grid(values, row_labels: Sequence[str] | None = None,
     else:
         parts.append(f"Strongest {cols} of each {rows}:")
     bits = []
+    weights = _is_weights(data)
     for i in told:
         row = data[i]
         if row.count() == 0:
             bits.append(f"{_label(row_labels, i)}: none")
             continue
-        j = int(np.ma.argmax(row))
-        bits.append(f"{_label(row_labels, i)} → {_label(col_labels, j)} "
-                    f"{number(row[j])}")
+        bits.append(f"{_label(row_labels, i)} → "
+                    + strongest(row, col_labels, weights=weights,
+                                spread=_spread(data)))
     parts.append("; ".join(bits) + ".")
     return " ".join(parts)
+
+
+# -- never over-claim: flat rows and ties -------------------------------------
+FLAT_MARGIN = 0.05  # a weight row whose largest weight is within
+#                     min(FLAT_MARGIN, 0.25 / m) of uniform 1/m is "spread out"
+FLAT_SHARE = 0.05  # any other row is flat when its spread is at most this
+#                    share of the whole grid's range
+
+
+def _is_weights(data) -> bool:
+    """Rows of attention weights: no negative cell, each row summing to 1
+    over its cells (masked, NaN and -inf cells left out)."""
+    finite = np.ma.masked_invalid(data)
+    if finite.count() == 0 or finite.min() < -1e-9:
+        return False
+    sums = finite.sum(axis=-1).compressed() if finite.ndim > 1 else \
+        np.atleast_1d(finite.sum())
+    return bool(np.allclose(sums, 1.0, atol=1e-3))
+
+
+def _spread(data) -> float:
+    finite = np.ma.masked_invalid(data)
+    return float(finite.max() - finite.min()) if finite.count() else 0.0
+
+
+def is_flat(row, *, weights: bool | None = None, spread: float | None = None
+            ) -> bool:
+    """Whether ``row`` (a 1-D array; masked, NaN, -inf cells left out) has no
+    strongest column worth naming. A row of weights is flat when its largest
+    weight is within ``min(FLAT_MARGIN, 0.25 / m)`` of uniform ``1 / m``
+    (``m`` keys with a weight above 0, at least 2): 0.09 on each of 11 keys
+    is spread out, not "looks at the first". Any other row is flat when its
+    largest and smallest differ by at most ``FLAT_SHARE`` of ``spread`` (the
+    whole grid's range; the row's own when not given)."""
+    row = np.ma.masked_invalid(np.ma.asarray(row, dtype=float)).compressed()
+    if row.size < 2:
+        return False
+    if weights is None:
+        weights = _is_weights(row)
+    if weights:
+        m = int((row > 0).sum())
+        return m >= 2 and row.max() <= 1.0 / m + min(FLAT_MARGIN, 0.25 / m)
+    whole = float(np.ptp(row)) if spread is None else spread
+    return bool(np.ptp(row) <= FLAT_SHARE * whole) if whole > 0 else True
+
+
+def strongest(row, labels=None, *, weights: bool | None = None,
+              spread: float | None = None) -> str:
+    """A row's strongest column in words, never over-claiming: "'sat' 0.62";
+    a tie (equal to the rounding shown) as "'cat' and 'sat' tie at 0.4"; a
+    flat row (:func:`is_flat`) as "spread out, all near 0.09"."""
+    row = np.ma.masked_invalid(np.ma.asarray(row, dtype=float))
+    if row.count() == 0:
+        return "none"
+    if is_flat(row, weights=weights, spread=spread):
+        values = row.compressed()
+        if weights is None or weights:
+            values = values[values > 0] if (values > 0).sum() >= 2 else values
+        return (f"spread out, all near {number(values.mean())} (none stands "
+                f"out)")
+    filled = row.filled(-np.inf)
+    order = np.argsort(-filled, kind="stable")
+    top = number(filled[order[0]])
+    tied = [int(j) for j in order if np.isfinite(filled[j])
+            and number(filled[j]) == top]
+    if len(tied) == 1:
+        return f"{_label(labels, tied[0])} {top}"
+    names = [_label(labels, j) for j in tied[:3]]
+    more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
+    if len(names) == 2 and not more:
+        return f"{names[0]} and {names[1]} tie at {top}"
+    return f"{', '.join(names)}{more} tie at {top}"
 
 
 def series(name: str, x, y) -> str:
@@ -287,9 +405,34 @@ def describe(fig) -> str:
 
 
 def text_of(fig) -> str:
-    """The figure's own ``alt`` when it has one, else :func:`describe`."""
+    """The figure's own ``alt`` when it has one, with every panel it leaves
+    out (:func:`missing_panels`); else :func:`describe`."""
     own = getattr(fig, "alt", None)
-    return clip(own) if own else describe(fig)
+    if not own:
+        return describe(fig)
+    more = missing_panels(fig, own)
+    return clip(own + (" Also: " + " | ".join(more) + "." if more else ""))
+
+
+def panel(ax, text: str) -> None:
+    """Say what one panel of a figure shows (used by :func:`missing_panels`
+    when the figure's own ``alt`` does not say it)."""
+    ax._attn_alt = text
+
+
+def missing_panels(fig, own: str) -> list[str]:
+    """The :func:`panel` texts of a figure's visible panels that its own
+    ``alt`` does not hold already: how a figure function, or a lesson, makes
+    sure that every panel the lesson refers to is described (a figure
+    without its own ``alt`` is described panel by panel by
+    :func:`describe`). A figure that says all of them in its own words sets
+    ``fig.alt_covers_panels = True``."""
+    if getattr(fig, "alt_covers_panels", False):
+        return []
+    said = plain(own).lower()
+    return [text for ax in fig.axes if ax.get_visible()
+            for text in [getattr(ax, "_attn_alt", None)]
+            if text and plain(text).lower() not in said]
 
 
 def img_html(png_base64: str, alt: str) -> str:
@@ -318,16 +461,28 @@ def top_cells(values, row_labels=None, col_labels=None, k=3, *,
 def habit(values, labels=None):
     """A square attention pattern's habit, in words, from each query's
     strongest key: ``(kind, phrase)``, ``kind`` one of "previous", "self",
-    "next", "first", "last" (a key most queries look at) or "mixed"."""
+    "next", "first", "last", "key" (a key most queries look at), "spread"
+    (most rows flat, :func:`is_flat`) or "mixed". Flat rows and ties cast
+    no vote: a row of 0.09 on each of 11 keys does not "look at" its first."""
     data = np.nan_to_num(np.asarray(values, dtype=float), nan=-np.inf)
     n, m = data.shape if data.ndim == 2 else (0, 0)
     if n == 0 or m == 0:
         return "empty", "no tokens"
     best = np.argmax(data, axis=1)
     rows = np.arange(n)
-    votes = {"previous": (rows >= 1, best == rows - 1),
-             "self": (rows < m, best == rows),
-             "next": (rows < m - 1, best == rows + 1)}
+    shown = np.ma.masked_invalid(np.asarray(values, dtype=float))
+    weights, spread = _is_weights(shown), _spread(shown)
+    flat = np.array([is_flat(shown[i], weights=weights, spread=spread)
+                     for i in range(n)])
+    # a row is a clear vote when it has one strongest key: not flat, no tie
+    top = np.sort(data, axis=1)[:, -2:] if m >= 2 else np.zeros((n, 2))
+    tie = np.array([m >= 2 and number(top[i, 0]) == number(top[i, 1])
+                    for i in range(n)])
+    clear = ~flat & ~tie
+    n_flat = int(flat.sum())
+    votes = {"previous": (rows >= 1, clear & (best == rows - 1)),
+             "self": (rows < m, clear & (best == rows)),
+             "next": (rows < m - 1, clear & (best == rows + 1))}
     for kind, (can, hit) in votes.items():
         if can.sum() >= 2 and hit[can].mean() >= 0.6:
             phrase = {"previous": "looks back one token",
@@ -335,12 +490,15 @@ def habit(values, labels=None):
                       "next": "looks one token ahead"}[kind]
             return kind, (f"{phrase} (in {int(hit[can].sum())} of "
                           f"{int(can.sum())} rows)")
-    counts = np.bincount(best, minlength=m)
+    counts = np.bincount(best[clear], minlength=m)
     j = int(np.argmax(counts))
     if n >= 2 and counts[j] >= 0.6 * n:
         kind = "first" if j == 0 else "last" if j == m - 1 else "key"
         return kind, (f"most queries look at {_label(labels, j)} "
                       f"({int(counts[j])} of {n})")
+    if n_flat >= 0.6 * n:
+        return "spread", (f"spread out: {n_flat} of {n} queries weigh their "
+                          f"keys about evenly")
     return "mixed", "no single habit: each query picks its own key"
 
 
@@ -354,7 +512,12 @@ def heads(patterns, titles, row_labels=None, col_labels=None, k=3) -> str:
             continue
         text = f"{title}: "
         if W.shape[0] == W.shape[1]:
-            text += habit(W, col_labels)[1] + "; "
+            kind, phrase = habit(W, col_labels)
+            if kind == "spread":  # no cell stands out: naming one over-claims
+                parts.append(text + phrase + ", largest weight "
+                             + number(np.nanmax(W)))
+                continue
+            text += phrase + "; "
         parts.append(text + "strongest " + top_cells(W, row_labels, col_labels, k))
     return ". ".join(parts) + "."
 

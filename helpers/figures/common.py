@@ -16,6 +16,7 @@ from matplotlib.ticker import (
 
 from helpers.figures import style
 from helpers.figures import alt as alt_text
+from helpers.figures import numbers
 
 QUERY_LABEL = "query (attending)"
 KEY_LABEL = "key (attended to)"
@@ -38,7 +39,9 @@ class AttentionFigure(Figure):
     the numbers it drew), else read from what it draws
     (:func:`helpers.figures.alt.describe`). It is shown as the ``alt`` of the
     picture's ``<img>`` (the ``text/html`` of its bundle; JupyterLab's own
-    PNG renderer has no alt text) and kept as ``.alt_text``.
+    PNG renderer has no alt text) and kept as ``.alt_text``. The grids it
+    draws follow the picture as tables of numbers
+    (:func:`helpers.figures.numbers.html`).
 
     Its sizes come from ``helpers.figures.style`` when it is made: in projection mode
     (``style.projector()``) it has a higher resolution (every font and line
@@ -77,7 +80,8 @@ class AttentionFigure(Figure):
     def _repr_mimebundle_(self, include=None, exclude=None):
         png = base64.b64encode(self._repr_png_()).decode("ascii")
         return {"text/plain": repr(self), "image/png": png,
-                "text/html": alt_text.img_html(png, self.alt_text)}
+                "text/html": alt_text.img_html(png, self.alt_text)
+                + numbers.html(self)}
 
     def __repr__(self) -> str:
         title = _figure_title(self)

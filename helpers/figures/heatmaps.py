@@ -13,6 +13,7 @@ from matplotlib.colors import Normalize
 from matplotlib.patches import Patch, Rectangle
 
 from helpers.figures import alt as alt_text
+from helpers.figures import numbers
 from helpers.figures.common import (
     KEY_LABEL,
     MASKED_COLOUR,
@@ -427,6 +428,12 @@ def model_heads(
     fig.suptitle(suptitle, y=0.965)
     fig.mosaic = mosaic
     fig.alt = _model_heads_alt(W, labels, suptitle)
+    # its table: 72 grids of n x n are too many to read; each head's mean
+    # weight on the first token (where many heads park) is one number each
+    ax._attn_table = numbers.Grid(
+        np.nanmean(W[..., 0], axis=-1), [f"layer {i}" for i in range(n_layers)],
+        [f"head {k}" for k in range(n_heads)], "layer", "head",
+        f"Mean weight each head's queries give the first token '{labels[0]}'")
     return fig
 
 
@@ -445,8 +452,9 @@ def _model_heads_alt(W, labels, suptitle):
         for head in range(n_heads):
             kind, phrase = alt_text.habit(W[layer, head], labels)
             name = {"previous": "look back one token", "self": "look at itself",
-                    "next": "look one token ahead", "mixed": "have no single habit"
-                    }.get(kind, phrase.split(" (")[0].replace("most queries ", ""))
+                    "next": "look one token ahead", "mixed": "have no single habit",
+                    "spread": "spread their weight about evenly"}.get(
+                        kind, phrase.split(" (")[0].replace("most queries ", ""))
             groups.setdefault(name, []).append(str(head))
         parts.append(f"Layer {layer}: " + "; ".join(
             _heads_phrase(hs, name, n_heads) for name, hs in groups.items()) + ".")

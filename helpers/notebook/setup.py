@@ -23,17 +23,18 @@ def _figure_text(fig, printer, cycle):
 def _figure_html(fig):
     """A pyplot figure as ``<img alt="...">``: the PNG the inline backend
     shows, with the text alternative ``helpers.figures.alt`` reads from it
-    (JupyterLab's PNG renderer has none). Cropped like the inline PNG."""
+    (JupyterLab's PNG renderer has none), then its grids as tables of
+    numbers (``helpers.figures.numbers``). Cropped like the inline PNG."""
     import base64
     import io
 
-    from helpers.figures import alt
+    from helpers.figures import alt, numbers
 
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight",
                 metadata={"Software": None})
     png = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return alt.img_html(png, alt.text_of(fig))
+    return alt.img_html(png, alt.text_of(fig)) + numbers.html(fig)
 
 
 def setup_notebook(colab_home: str | None = None) -> None:

@@ -24,6 +24,73 @@ Without ``anywidget`` (an old environment) the explorer works as before:
 from __future__ import annotations
 
 _ESM = r"""
+// What a screen reader hears (issue 51 part 6), kept apart from the rest:
+// the announcement of each change in a live region of its own, sliders'
+// rounded aria-valuetext, named number read-outs, no element named "null",
+// and a training panel's progress bar.
+function hearing(model, root) {
+  const round = (v) => {
+    const x = Number(v);
+    return Number.isFinite(x) ? String(Number(x.toFixed(6))) : String(v);
+  };
+  let say = root.querySelector(":scope .attn-announce");
+  if (!say) {
+    say = document.createElement("div");
+    say.className = "attn-announce";
+    say.setAttribute("role", "status");
+    say.setAttribute("aria-live", "polite");
+    say.setAttribute("aria-atomic", "true");
+    root.appendChild(say);
+  }
+  const text = model.get("announce") || "";
+  if (say.dataset.said !== text) { say.dataset.said = text; say.textContent = text; }
+  root.querySelectorAll(".widget-slider, .jupyter-widget-slider,"
+                        + " .widget-hslider, .widget-vslider").forEach((box) => {
+    const label = box.querySelector(".widget-label");
+    const name = label ? label.textContent.replace(/:\s*$/, "").trim() : "";
+    const readout = box.querySelector(".widget-readout");
+    box.querySelectorAll("[role=slider], .noUi-handle, .ui-slider-handle")
+      .forEach((h) => {
+        const now = h.getAttribute("aria-valuenow");
+        if (now === null) return;
+        // the read-out shows the widget's value with its own rounding; the
+        // slider library's aria-valuenow may be rounded otherwise (1.2 for
+        // 1.15) and its valuetext unrounded (0.15000000000000002)
+        const shown = readout ? readout.textContent.trim() : "";
+        const number = shown !== "" && Number.isFinite(Number(shown));
+        const text = shown || round(now);
+        if (number && h.getAttribute("aria-valuenow") !== shown) {
+          h.setAttribute("aria-valuenow", shown);
+        }
+        if (h.getAttribute("aria-valuetext") !== text) {
+          h.setAttribute("aria-valuetext", text);
+        }
+      });
+    if (readout && name && readout.getAttribute("aria-label") !== name + " value") {
+      readout.setAttribute("aria-label", name + " value");
+    }
+  });
+  root.querySelectorAll("[aria-label='null'], [aria-label=''], [title='null']")
+    .forEach((e) => { e.removeAttribute("aria-label"); e.removeAttribute("title"); });
+  root.querySelectorAll("label, .widget-label").forEach((e) => {
+    if (e.textContent.trim() === "null") e.setAttribute("aria-hidden", "true");
+  });
+  const progress = model.get("progress") || [];
+  if (progress.length === 2) {
+    const bar = root.querySelector(".widget-progress, .jupyter-widget-progress,"
+                                   + " .progress, progress");
+    if (bar) {
+      bar.setAttribute("role", "progressbar");
+      bar.setAttribute("aria-label", "Training progress");
+      bar.setAttribute("aria-valuemin", "0");
+      bar.setAttribute("aria-valuemax", String(progress[1]));
+      bar.setAttribute("aria-valuenow", String(progress[0]));
+      bar.setAttribute("aria-valuetext",
+                       `step ${progress[0]} of ${progress[1]}`);
+    }
+  }
+}
+
 function attach(model, el) {
   let tries = 0;
   let root = null;
@@ -51,6 +118,7 @@ function attach(model, el) {
           if (name && !h.getAttribute("aria-label")) h.setAttribute("aria-label", name);
         });
     });
+    hearing(model, root);
   };
   // The room the picture has on this screen (an explorer that draws for
   // the screen: the playground): the window's height below the explorer's
@@ -118,6 +186,11 @@ function attach(model, el) {
       root.addEventListener("keydown", (event) => {
         if (event.key !== "Tab") event.stopPropagation();
       });
+      // a slider moved by keys or pointer: its aria-valuetext follows
+      new MutationObserver(() => hearing(model, root)).observe(root, {
+        subtree: true, attributes: true, childList: true,
+        attributeFilter: ["aria-valuenow", "aria-valuetext"],
+        characterData: true});
     }
     apply();
     // controls drawn later (a slider's handle) get their names too
@@ -130,6 +203,8 @@ function attach(model, el) {
     }
   };
   model.on("change:alt", apply);
+  model.on("change:announce", () => { if (root) hearing(model, root); });
+  model.on("change:progress", () => { if (root) hearing(model, root); });
   find();
 }
 export default { render({ model, el }) { attach(model, el); } };
@@ -154,7 +229,16 @@ def focus_css(color="#1558b0"):
 
 #: The stylesheet's focus rules (``helpers.widgets.base.MESSAGE_STYLE``
 #: carries them in every explorer).
-FOCUS_CSS = focus_css()
+FOCUS_CSS = focus_css() + (
+    # the announcement region: read, not shown
+    " .attn-announce { position: absolute !important; width: 1px; height: 1px;"
+    " overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }"
+    # a picture scaled down to its box (max-width 100%) keeps no side margin:
+    # with ipywidgets' 2 px margins it overflowed by 4 px, and its box showed
+    # a horizontal scrollbar (lesson 07's wide picture)
+    " .attn-explorer img.attn-picture, .attn-explorer .attn-picture img"
+    " { box-sizing: border-box; margin-left: 0 !important;"
+    " margin-right: 0 !important; }")
 
 
 def make_access(alt: str = ""):
@@ -184,6 +268,9 @@ def live_monitor_parts(monitor) -> None:
                                    monitor.image, *extra])
     monitor.widget.add_class("attn-explorer")
     monitor._handles = []
+    from helpers.widgets import hearing  # progress and the end announced
+
+    hearing.watch_training(monitor)
 
 
 _CLASS = []
@@ -210,6 +297,10 @@ def _access_class():
         room = traitlets.List([]).tag(sync=True)
         #: ... and the room the explorer has drawn for (its answer)
         fitted = traitlets.List([]).tag(sync=True)
+        #: what the live region says after a change (``helpers.widgets.hearing``)
+        announce = traitlets.Unicode("").tag(sync=True)
+        #: a training panel's [step, of steps]: its progress bar's ARIA values
+        progress = traitlets.List([]).tag(sync=True)
 
     Access.__module__ = __name__
     _CLASS.append(Access)

@@ -51,7 +51,7 @@ from matplotlib.figure import Figure
 
 from helpers.figures import style
 from helpers.figures import alt as alt_text
-from helpers.widgets import guess, pointer
+from helpers.widgets import guess, hearing, pointer
 from helpers.widgets.access import make_access
 from helpers.widgets.controls import TokenPicker, sentence_box
 from helpers.widgets.engine import FigureArtists, render_png
@@ -237,6 +237,7 @@ class Explorer(ScreenFit, SaveAndDisplay, widgets.VBox):
 
     def _on_change(self, change=None):
         if not self._quiet:
+            self._last_change = change  # announced with the next picture
             self.refresh()
 
     def refresh(self):
@@ -336,11 +337,11 @@ class Explorer(ScreenFit, SaveAndDisplay, widgets.VBox):
             text = ""
         if not text:
             text = f"{self._picture_name()}: {self._summary()}"
+        described = alt_text.clip(text)
         if self.message:
             text = f"{text} Note: {self.message}"
         self.alt = alt_text.clip(text)
-        if self.access is not None:
-            self.access.alt = self.alt
+        hearing.heard(self, state, described)  # the page's alt, one announcement
 
     def _picture_name(self) -> str:
         """How the text alternative names the picture ("Attention pattern")."""

@@ -25,6 +25,8 @@ from helpers.widgets.gpt_text import (  # noqa: F401  (bar_label, prob_text: the
     BOS_LABEL,
     PICTURE,
     ProbFormat,
+    split_note,
+    headline as gpt_headline,
     bar_label,
     describe,
     prob_text,
@@ -190,15 +192,16 @@ class _GPTExplorer(Explorer):
             (shown < n, f"The picture shows the last {shown} of the {n} tokens"
              + (f" (one head at a time shows {MAX_SHOWN})" if shown < MAX_SHOWN
                 else "") + "; weight on earlier tokens is not drawn."),
-            (any("\ufffd" in t for t in pieces), "Some characters (emoji, many "
-             "symbols) take several byte tokens: a token holding part of one is "
-             "shown as \ufffd."),
+            (any("\ufffd" in t for t in pieces), split_note(text, pieces)),
             (any(ord(c) < 32 and c not in "\n\r\t" or ord(c) == 127 for c in text),
              "Control characters (e.g. NUL) are tokens too, shown as \\x00 and "
              "the like."),
             (any("?" in token_label(t) and "?" not in t for t in pieces),
              "Characters this font cannot draw are shown as '?'."),
         ] if wanted]
+
+    def _headline(self, s):
+        return gpt_headline(s)
 
     def _paint(self, art, s):
         single = s._choice != ALL_HEADS
@@ -274,3 +277,4 @@ def gpt_explorer(prompt=None, layer=0, head=ALL_HEADS, temperature=1.0, top_p=1.
     """
     return _GPTExplorer(_DEFAULT_PROMPT if prompt is None else prompt, layer, head,
                         temperature, top_p)
+

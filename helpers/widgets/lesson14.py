@@ -37,7 +37,8 @@ from helpers.widgets.kit import (Explorer, State, clamp_int, display_label,
                                  fit_dropdown, has_glyph)
 from helpers.widgets.memory_parts import (D, MAX_N, beta_value, count_of,
                                           fact_labels, fact_vectors, filler,
-                                          read_facts, spoken_label, undrawn_note)
+                                          read_facts, spoken_label, state_words,
+                                          undrawn_note)
 from helpers.widgets.panels import Bars, FastHeatmap
 
 MAX_BARS = 24  # names shown in the bar panel
@@ -270,7 +271,13 @@ class _MemoryExplorer(Explorer):
         if failed:
             text += (f"; failed ({FAIL}): " + "; ".join(failed[:8])
                      + (f"; and {len(failed) - 8} more" if len(failed) > 8 else ""))
-        return text + "."
+        return text + ". " + state_words(s)
+
+    def _headline(self, s):
+        """What the live region says after a change (helpers.widgets.hearing)."""
+        if s.empty:
+            return s.placeholder
+        return f"Recalled {s.recalled} of {s.asked} names"
 
     def _summary(self):
         s = self._state

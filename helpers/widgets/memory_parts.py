@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from helpers.figures import alt as alt_text
 from helpers.world import recall as R
 from helpers.widgets.engine import display_label
 
@@ -128,3 +129,23 @@ def undrawn_note(texts):
             f"room{'s are' if many else ' is'} drawn with '?': the font has no "
             "glyph for some characters (often emoji). The facts are stored and "
             "asked as typed."]
+
+
+def state_words(s) -> str:
+    """The grid on the left in words: its shape, its range and its four
+    largest numbers by size, each with its row and column."""
+    S = np.asarray(s.state, dtype=float)
+    if S.ndim != 2 or S.size == 0:
+        return ""
+    if s.memory_kind == "softmax":
+        rows = [str(s._lab[a]) for a in s._names][:S.shape[0]]
+        cols = [f"key {j}" for j in range(D)] + [f"value {j}" for j in range(D)]
+        what = f"The cache grid: {S.shape[0]} fact rows × {S.shape[1]} columns"
+    else:
+        rows = [f"key {i}" for i in range(S.shape[0])]
+        cols = [f"value {j}" for j in range(S.shape[1])]
+        what = (f"The state grid S: {S.shape[0]} key dimension rows × "
+                f"{S.shape[1]} value dimension columns")
+    return (f"{what}, numbers from {alt_text.number(S.min())} to "
+            f"{alt_text.number(S.max())}; largest by size: "
+            + alt_text.top_cells(S, rows, cols, k=4, by_size=True) + ".")

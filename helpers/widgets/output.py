@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 
 from helpers.figures import alt as alt_text
+from helpers.figures import numbers
 from helpers.widgets import guess, saving
 
 
@@ -97,7 +98,8 @@ class SaveAndDisplay:
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         self.flush()
-        return mime_bundle(self._summary(), self.picture.value, self, self.alt)
+        return mime_bundle(self._summary(), self.picture.value, self, self.alt,
+                           table=numbers.explorer_html(self))
 
     def _ipython_display_(self, **kwargs):
         from IPython.display import display
@@ -150,7 +152,7 @@ def load_or_explain(load, what: str, packages: str):
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def mime_bundle(text, png, widget, alt=""):
+def mime_bundle(text, png, widget, alt="", table=""):
     """What a displayed explorer (or training monitor) sends to the front end.
 
     ``text/plain`` and a still ``image/png`` (what a stored notebook shows on
@@ -164,7 +166,7 @@ def mime_bundle(text, png, widget, alt=""):
     data = {"text/plain": text}
     if png:
         data["image/png"] = base64.b64encode(bytes(png)).decode("ascii")
-        data["text/html"] = alt_text.img_html(data["image/png"], alt or text)
+        data["text/html"] = alt_text.img_html(data["image/png"], alt or text) + table
     model_id = getattr(widget, "model_id", None) or getattr(widget, "_model_id", None)
     if model_id and getattr(widget, "_view_name", None) is not None:
         data[_WIDGET_VIEW] = {"version_major": 2, "version_minor": 0,

@@ -163,3 +163,110 @@ def test_projection_mode_in_a_lesson_enlarges_the_picture_text(lab_server, lab_p
             assert fit["height"] <= fit["area"] + 0.5, fit
     finally:
         page.set_viewport_size(LAPTOP)
+
+
+#: The cells of the hearing check: lesson 04's explorer, whose temperature
+#: slider moves in steps of 0.05 (where a float sum shows its last bits).
+HEARING_CELLS = ("from helpers import widgets\nex = widgets.pattern_explorer()\nex",)
+
+JS_HEARD = """(root) => {
+  const h = root.querySelector('[role=slider]');
+  const box = h ? h.closest('.widget-slider, .jupyter-widget-slider, '
+                            + '.widget-hslider') : null;
+  const readout = box ? box.querySelector('.widget-readout') : null;
+  const say = root.querySelector('.attn-announce');
+  return {now: h ? h.getAttribute('aria-valuenow') : null,
+          text: h ? h.getAttribute('aria-valuetext') : null,
+          readout: readout ? readout.textContent.trim() : null,
+          readoutName: readout ? readout.getAttribute('aria-label') : null,
+          said: say ? say.textContent : null,
+          sayRole: say ? say.getAttribute('role') : null,
+          nulls: root.querySelectorAll("[aria-label='null'], [title='null']").length};
+}"""
+
+
+def test_what_a_screen_reader_hears_from_an_explorer(lab_server, lab_page):
+    """Issue 51 part 6, in JupyterLab: a slider moved by ArrowRight gives a
+    rounded aria-valuetext equal to its read-out (not 1.0500000000000003),
+    the read-out is named, nothing is named "null", and the change is
+    announced once in the explorer's status region with a number."""
+    from nbformat import v4
+    from test_browser import CHANGE_TIMEOUT, notebook_open, rendered_explorers, \
+        run_all
+    from tools.common import SETUP_CELL
+
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                 "display_name": "Python 3 (ipykernel)"}
+    nb.cells = [v4.new_code_cell(SETUP_CELL)] + [v4.new_code_cell(c)
+                                                 for c in HEARING_CELLS]
+    name = "hearing_check.ipynb"
+    nbformat.write(nb, str(lab_server.root / "notebooks" / name))
+    with notebook_open(lab_server, lab_page, f"notebooks/{name}",
+                       lab_server.root / "hearing") as page:
+        run_all(page, name)
+        explorer = rendered_explorers(page).first
+        handle = explorer.locator("[role=slider]").first
+        wait_for(lambda: explorer.evaluate(JS_HEARD)["sayRole"], CHANGE_TIMEOUT)
+        handle.focus()
+        for _ in range(3):  # 1.0 -> 1.15: 1.0 + 3 x 0.05 is not 1.15 in floats
+            page.keyboard.press("ArrowRight")
+        heard = wait_for(lambda: (lambda h: h if "1.15" in (h["said"] or "")
+                                  else None)(explorer.evaluate(JS_HEARD)),
+                         CHANGE_TIMEOUT) or explorer.evaluate(JS_HEARD)
+        print(f"slider: aria-valuenow {heard['now']}, aria-valuetext "
+              f"{heard['text']!r}, read-out {heard['readout']!r}; announced: "
+              f"{heard['said']!r}")
+        assert heard["text"] == heard["readout"] == heard["now"] == "1.15", heard
+        assert len(heard["text"]) <= 6, heard
+        assert heard["readoutName"] and heard["readoutName"].endswith(" value")
+        assert heard["nulls"] == 0
+        assert heard["sayRole"] == "status"
+        said = heard["said"]
+        assert said.startswith("Temperature: 1.15. "), said
+
+
+JS_OVERFLOW = """(root) => {
+  const out = [];
+  for (const el of [root, ...root.querySelectorAll('*')]) {
+    const s = getComputedStyle(el);
+    if (['auto', 'scroll'].includes(s.overflowX) && el.scrollWidth > el.clientWidth)
+      out.push(`${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+  }
+  const area = root.closest('.jp-OutputArea-output');
+  if (area && area.scrollWidth > area.clientWidth)
+    out.push(`output area: ${area.scrollWidth} > ${area.clientWidth}`);
+  return out;
+}"""
+
+
+#: a sentence long enough that lesson 07's picture is wider than the output
+#: area at 1366 x 768 (938 px drawn for 934)
+WIDE_SENTENCE = ("the old fisherman pulled his boat onto the river bank at dawn "
+                 "and the shrew ran")
+
+
+def test_lesson_07s_explorer_has_no_horizontal_scrollbar(lab_server, lab_page):
+    """Issue 51 part 6: lesson 07's picture, wider than the output area and
+    scaled down to it, overflowed its box by its margins (a scrollbar)."""
+    from nbformat import v4
+    from test_browser import CHANGE_TIMEOUT, JS_PICTURE, notebook_open, \
+        rendered_explorers, run_all
+    from tools.common import SETUP_CELL
+
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                 "display_name": "Python 3 (ipykernel)"}
+    nb.cells = [v4.new_code_cell(SETUP_CELL), v4.new_code_cell(
+        "from helpers.widgets import lesson07\nlesson07.multi_head_explorer("
+        f"{WIDE_SENTENCE!r})")]
+    name = "scrollbar_check.ipynb"
+    nbformat.write(nb, str(lab_server.root / "notebooks" / name))
+    with notebook_open(lab_server, lab_page, f"notebooks/{name}",
+                       lab_server.root / "scrollbar") as page:
+        run_all(page, name)
+        explorer = rendered_explorers(page).first
+        picture = explorer.locator(".attn-picture").first
+        wait_for(lambda: picture.evaluate(JS_PICTURE)["loaded"], CHANGE_TIMEOUT)
+        time.sleep(0.5)
+        assert explorer.evaluate(JS_OVERFLOW) == []
