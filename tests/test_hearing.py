@@ -56,7 +56,7 @@ def test_a_big_grid_shows_some_rows_and_says_how_to_get_every_number(tmp_path):
     fig = plots.heatmap(values, [f"r{i}" for i in range(30)],
                         [f"c{j}" for j in range(50)])
     page = numbers.html(fig)
-    assert page.count('<th scope="row">') == len(alt._rows_to_tell(30)) < 30
+    assert page.count('<th scope="row">') == len(alt.rows_to_tell(30)) < 30
     assert "Shown: 12 of 30 rows and 20 of 50 columns" in page
     path = numbers.save_csv(fig, tmp_path / "grid.csv")
     lines = Path(path).read_text(encoding="utf-8").splitlines()

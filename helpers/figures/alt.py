@@ -40,7 +40,7 @@ def number(value) -> str:
     return text[1:] if text.startswith("-") and set(text[1:]) <= set("0.") else text
 
 
-def _label(labels, i) -> str:
+def token_name(labels, i) -> str:
     """Label ``i`` as a listener should hear it (:func:`spoken`), quoted; a
     label that occurs more than once carries its place: "'shrew' (2nd)"."""
     if labels is not None and 0 <= i < len(labels) and str(labels[i]).strip():
@@ -91,7 +91,7 @@ def spoken(label) -> str:
     return ", ".join(w for w in words if w.strip()) or "space"
 
 
-def _noun(label: str) -> str:
+def axis_noun(label: str) -> str:
     """An axis title as a short noun: "query (attending)" -> "query",
     "column of PE: fast hands on the left" -> "column of PE"."""
     text = re.sub(r"\s*\(.*?\)", "", plain(label)).split(":")[0]
@@ -120,7 +120,7 @@ def plain(text) -> str:
     return " ".join(text.split())
 
 
-def _rows_to_tell(n: int) -> list[int]:
+def rows_to_tell(n: int) -> list[int]:
     if n <= MAX_ROWS:
         return list(range(n))
     return sorted({int(round(x)) for x in np.linspace(0, n - 1, MAX_ROWS)})
@@ -133,14 +133,14 @@ def grid(values, row_labels: Sequence[str] | None = None,
     column with its value ("query 'cat' → key 'sat' 0.62"). ``values`` is
     ``(n_rows, n_cols)``; masked, NaN and -inf cells count as empty. More than
     ``MAX_ROWS`` rows are sampled evenly (and the text says so)."""
-    rows, cols = _noun(rows), _noun(cols)
+    rows, cols = axis_noun(rows), axis_noun(cols)
     data = np.ma.masked_invalid(np.ma.asarray(values, dtype=float))
     if data.ndim != 2 or data.size == 0 or data.count() == 0:
         return f"An empty grid ({rows} rows, {cols} columns): nothing to show."
     n_rows, n_cols = data.shape
     parts = [f"{n_rows} {rows} rows × {n_cols} {cols} columns, {what} from "
              f"{number(data.min())} to {number(data.max())}."]
-    told = _rows_to_tell(n_rows)
+    told = rows_to_tell(n_rows)
     if len(told) < n_rows:
         parts.append(f"Strongest {cols} of {len(told)} {rows} rows, evenly "
                      f"spread:")
@@ -151,9 +151,9 @@ def grid(values, row_labels: Sequence[str] | None = None,
     for i in told:
         row = data[i]
         if row.count() == 0:
-            bits.append(f"{_label(row_labels, i)}: none")
+            bits.append(f"{token_name(row_labels, i)}: none")
             continue
-        bits.append(f"{_label(row_labels, i)} → "
+        bits.append(f"{token_name(row_labels, i)} → "
                     + strongest(row, col_labels, weights=weights,
                                 spread=_spread(data)))
     parts.append("; ".join(bits) + ".")
@@ -224,8 +224,8 @@ def strongest(row, labels=None, *, weights: bool | None = None,
     tied = [int(j) for j in order if np.isfinite(filled[j])
             and number(filled[j]) == top]
     if len(tied) == 1:
-        return f"{_label(labels, tied[0])} {top}"
-    names = [_label(labels, j) for j in tied[:3]]
+        return f"{token_name(labels, tied[0])} {top}"
+    names = [token_name(labels, j) for j in tied[:3]]
     more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
     if len(names) == 2 and not more:
         return f"{names[0]} and {names[1]} tie at {top}"
@@ -257,11 +257,11 @@ def bars(name: str, labels: Sequence[str], heights) -> str:
     if h.size == 0:
         return f"{name}: no bars"
     order = np.argsort(-h, kind="stable")
-    tall = ", ".join(f"{_label(labels, int(i))} {number(h[i])}" for i in order[:2])
+    tall = ", ".join(f"{token_name(labels, int(i))} {number(h[i])}" for i in order[:2])
     text = f"{name}: {h.size} bars, tallest {tall}"
     if h.size > 2:
         i = int(order[-1])
-        text += f", smallest {_label(labels, i)} {number(h[i])}"
+        text += f", smallest {token_name(labels, i)} {number(h[i])}"
     return text
 
 
@@ -453,8 +453,8 @@ def top_cells(values, row_labels=None, col_labels=None, k=3, *,
     size = np.abs(data.filled(0.0)).ravel() if by_size else flat
     order = np.argsort(-size, kind="stable")[:k]
     m = data.shape[1]
-    return ", ".join(f"{_label(row_labels, int(i) // m)} → "
-                     f"{_label(col_labels, int(i) % m)} {number(flat[i])}"
+    return ", ".join(f"{token_name(row_labels, int(i) // m)} → "
+                     f"{token_name(col_labels, int(i) % m)} {number(flat[i])}"
                      for i in order if np.isfinite(flat[i]))
 
 
@@ -494,7 +494,7 @@ def habit(values, labels=None):
     j = int(np.argmax(counts))
     if n >= 2 and counts[j] >= 0.6 * n:
         kind = "first" if j == 0 else "last" if j == m - 1 else "key"
-        return kind, (f"most queries look at {_label(labels, j)} "
+        return kind, (f"most queries look at {token_name(labels, j)} "
                       f"({int(counts[j])} of {n})")
     if n_flat >= 0.6 * n:
         return "spread", (f"spread out: {n_flat} of {n} queries weigh their "
@@ -545,13 +545,13 @@ def features(values, row_labels, col_labels, k=3) -> str:
     if data.ndim == 1:
         data = data[None]
     bits = []
-    for i in _rows_to_tell(data.shape[0]):
+    for i in rows_to_tell(data.shape[0]):
         row = np.nan_to_num(data[i])
         order = [j for j in np.argsort(-np.abs(row), kind="stable")[:k]
                  if abs(row[j]) > 1e-9]
-        top = ", ".join(f"{_label(col_labels, int(j))} {number(row[j])}"
+        top = ", ".join(f"{token_name(col_labels, int(j))} {number(row[j])}"
                         for j in order) or "all zero"
-        bits.append(f"{_label(row_labels, i)}: {top}")
+        bits.append(f"{token_name(row_labels, i)}: {top}")
     return "; ".join(bits) + "."
 
 

@@ -101,8 +101,8 @@ def grids_of(fig) -> list[Grid]:
             n, m = values.shape
             found.append(Grid(values, alt._tick_labels(ax, "y", n),
                               alt._tick_labels(ax, "x", m),
-                              alt._noun(ax.get_ylabel() or "row"),
-                              alt._noun(ax.get_xlabel() or "column"),
+                              alt.axis_noun(ax.get_ylabel() or "row"),
+                              alt.axis_noun(ax.get_xlabel() or "column"),
                               alt.plain(ax.get_title()),
                               getattr(ax, "_attn_table_rows", None)))
             break
@@ -114,7 +114,7 @@ def _shown(n: int, keep, limit: int) -> list[int]:
         return list(range(n))
     if keep:
         return sorted({int(i) for i in keep if 0 <= int(i) < n})
-    return alt._rows_to_tell(n) if limit == MAX_SIDE else sorted(
+    return alt.rows_to_tell(n) if limit == MAX_SIDE else sorted(
         {int(round(x)) for x in np.linspace(0, n - 1, MAX_SIDE)})
 
 

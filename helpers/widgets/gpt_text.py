@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from helpers.figures.alt import _label, number, spoken
+from helpers.figures.alt import number, spoken
+from helpers.figures.alt import token_name as _label
 from helpers.widgets.engine import display_label
 
 BOS_LABEL = "\u27e8bos\u27e9"  # ⟨bos⟩

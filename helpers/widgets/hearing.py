@@ -67,7 +67,7 @@ def headline(explorer, state) -> str:
         W = W[0]
     i = _query(explorer, tokens)
     if W.ndim == 1 and W.size:
-        row, who = W, alt_text._label(tokens, i) if i is not None else "The row"
+        row, who = W, alt_text.token_name(tokens, i) if i is not None else "The row"
     elif W.ndim == 2 and W.size:
         lead = ""
         if i is None or i >= W.shape[0]:  # no query chosen: the strongest cell
@@ -76,7 +76,7 @@ def headline(explorer, state) -> str:
                 return "No cells"
             i = int(np.unravel_index(int(np.argmax(shown)), W.shape)[0])
             lead = "Strongest: "
-        row, who = W[i], lead + alt_text._label(tokens, i)
+        row, who = W[i], lead + alt_text.token_name(tokens, i)
     else:
         return ""
     best = alt_text.strongest(row, keys)

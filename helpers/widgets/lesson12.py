@@ -196,7 +196,7 @@ class _TilingExplorer(Explorer):
             read = (f"block {k} of {nb} read ({key_range(a, z)}, framed); "
                     + ("the keys after it are not read yet (pale blue)" if z < n - 1
                        else "every key read"))
-        rows = alt_text._rows_to_tell(n)
+        rows = alt_text.rows_to_tell(n)
         sampled = "" if len(rows) == n else f", {len(rows)} of {n} rows evenly spread"
         per_row = "; ".join(
             f"query {i}: m {alt_text.number(s.running_max[i])}, l "

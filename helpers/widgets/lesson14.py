@@ -273,11 +273,8 @@ class _MemoryExplorer(Explorer):
                      + (f"; and {len(failed) - 8} more" if len(failed) > 8 else ""))
         return text + ". " + state_words(s)
 
-    def _headline(self, s):
-        """What the live region says after a change (helpers.widgets.hearing)."""
-        if s.empty:
-            return s.placeholder
-        return f"Recalled {s.recalled} of {s.asked} names"
+    def _headline(self, s):  # what the live region says (widgets.hearing)
+        return s.placeholder if s.empty else f"Recalled {s.recalled} of {s.asked} names"
 
     def _summary(self):
         s = self._state

@@ -130,8 +130,8 @@ def _one_panel(panel, kind, box, dpi, height):
         n, m = data.shape
         cols = _labels(shown["cols"], m)
         rows = _labels(shown["rows"], n, cols if n == m else None)
-        row_noun = alt_text._noun(shown["ylabel"]) if shown["ylabel"] else "row"
-        col_noun = alt_text._noun(shown["xlabel"]) if shown["xlabel"] else "column"
+        row_noun = alt_text.axis_noun(shown["ylabel"]) if shown["ylabel"] else "row"
+        col_noun = alt_text.axis_noun(shown["xlabel"]) if shown["xlabel"] else "column"
         if not shown["ylabel"] and not shown["rows"] and n == m:
             row_noun = "query" if col_noun == "key" else row_noun
         values = _numbers(data)

@@ -134,7 +134,8 @@ def test_explorers_in_ipywidgets7(lab_server, lab_page, screenshot_dir):
         # -- drawn for the screen: the room measured in JupyterLab 3
         proj = explorers.nth(len(ROWS))
         proj.evaluate("el => el.scrollIntoView({block: 'start'})")
-        wait_for(lambda: fit_of(proj)["height"] > 0.6 * fit_of(proj)["area"], 10)
+        wait_for(lambda: fit_of(proj)["height"] > 0.6 * fit_of(proj)["area"],
+                 CHANGE_TIMEOUT)
         fit = fit_of(proj)
         print("drawn for the screen:", size_line("04 for the screen", fit))
         if not 0.6 * fit["area"] <= fit["height"] <= fit["area"] + 0.5:
