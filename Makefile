@@ -198,7 +198,7 @@ $(TEST_MODEL): | $(VPY)
 	$(VPY) tools/fetch_test_model.py $(TEST_MODEL_CACHE)
 
 MODEL_TARGETS := test test-other-cpu test-browser notebooks solutions $(TEST_PARTS) \
-  test-part-nbval
+  test-part-nbval test-pointer
 $(MODEL_TARGETS): $(TEST_MODEL)
 $(MODEL_TARGETS): export HF_HUB_OFFLINE := 1
 $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
@@ -208,7 +208,7 @@ $(MODEL_TARGETS): export HF_HUB_CACHE := $(TEST_MODEL_CACHE)
 # while waiting for work and take the core another check needs (the old-version
 # tests alone: 96 core-seconds with them, 71 without).
 TEST_TARGETS := test test-other-cpu test-browser test-compat $(TEST_PARTS) \
-  test-part-nbval test-lab3
+  test-part-nbval test-lab3 test-pointer
 $(TEST_TARGETS): export OPENBLAS_NUM_THREADS := 1
 
 # Extra targets kept beside the tests they run:

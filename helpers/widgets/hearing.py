@@ -115,7 +115,12 @@ def heard(explorer, state, described: str) -> None:
     explorer._last_change = None
     access = getattr(explorer, "access", None)
     if access is not None:
-        access.alt = described
+        # a guess or a picked query is what the picture now says, not a passing
+        # message: the page's alt carries it (guess.py, pointer.py)
+        asked = (getattr(explorer, "guessing", False) or getattr(explorer, "revealed",
+                                                               False)
+                 or getattr(explorer, "picked", None) is not None)
+        access.alt = (explorer.alt if asked and explorer.message else described)
         if explorer.announcement:
             access.announce = explorer.announcement
 

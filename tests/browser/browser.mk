@@ -12,10 +12,21 @@
 # the playwright pip package (in pyproject's test extra). Never
 # `playwright install`. Screenshots land in build/screenshots/.
 
-.PHONY: test-browser test-browser-selfcheck
+#   make test-pointer            point at any number (issue 51): in JupyterLab one
+#                                explorer a lesson hovered, read by keys, picked
+#                                and guessed (test_pointer.py), and the playground
+#                                at 720p (test_playground_pointer.py); .ci/run
+#                                runs it after make test (minutes, not seconds)
+
+.PHONY: test-browser test-browser-selfcheck test-pointer
 
 test-browser: $(STAMP)
 	$(VPY) -m pytest tests/browser -q -rs --durations=12
+
+test-pointer: $(STAMP)
+	@echo "== point at any number: read-outs, keys, picks and guesses in JupyterLab and the playground"
+	$(VPY) -m pytest tests/browser/test_pointer.py tests/browser/test_playground_pointer.py \
+	  -q -rs -s --durations=4
 
 test-browser-selfcheck: $(STAMP)
 	$(VPY) tests/browser/selfcheck.py
