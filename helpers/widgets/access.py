@@ -273,19 +273,29 @@ def live_monitor_parts(monitor) -> None:
     hearing.watch_training(monitor)
 
 
-_CLASS = []
+_CLASSES = {}
+
+
+def widget_class(name, build):
+    """The front-end widget class ``build(anywidget, traitlets)`` makes,
+    made once per ``name`` and shared (this module's :class:`Access`,
+    ``pointer.Pointer``); None without anywidget (an old environment)."""
+    if name not in _CLASSES:
+        try:
+            import anywidget
+            import traitlets
+        except ImportError:
+            _CLASSES[name] = None
+        else:
+            _CLASSES[name] = build(anywidget, traitlets)
+    return _CLASSES[name]
 
 
 def _access_class():
-    if _CLASS:
-        return _CLASS[0]
-    try:
-        import anywidget
-        import traitlets
-    except ImportError:
-        _CLASS.append(None)
-        return None
+    return widget_class("Access", _build_access)
 
+
+def _build_access(anywidget, traitlets):
     class Access(anywidget.AnyWidget):
         """Keys kept in the explorer, the picture's alt text, a live message."""
 
@@ -303,5 +313,4 @@ def _access_class():
         progress = traitlets.List([]).tag(sync=True)
 
     Access.__module__ = __name__
-    _CLASS.append(Access)
     return Access

@@ -37,6 +37,7 @@ import numpy as np
 
 from helpers.figures import alt as alt_text
 from helpers.widgets import guess, lines
+from helpers.widgets.access import widget_class
 
 #: How many keys a picked query names in the message line.
 PICK_TOP = 3
@@ -380,25 +381,15 @@ def attach(explorer) -> None:
 # the widget
 # --------------------------------------------------------------------------
 _ESM_PATH = Path(__file__).with_name("pointer.js")
-_CLASS = []
 
 
 def make_pointer():
     """A new :class:`Pointer` widget, or None without anywidget."""
-    cls = _pointer_class()
+    cls = widget_class("Pointer", _build_pointer)
     return None if cls is None else cls()
 
 
-def _pointer_class():
-    if _CLASS:
-        return _CLASS[0]
-    try:
-        import anywidget
-        import traitlets
-    except ImportError:
-        _CLASS.append(None)
-        return None
-
+def _build_pointer(anywidget, traitlets):
     class Pointer(anywidget.AnyWidget):
         """The picture's map (read-outs, keys, picking) in the browser."""
 
@@ -417,5 +408,4 @@ def _pointer_class():
         lines = traitlets.Bool(False).tag(sync=True)
 
     Pointer.__module__ = __name__
-    _CLASS.append(Pointer)
     return Pointer
